@@ -1,0 +1,446 @@
+import { execa } from 'execa';
+import { InputError } from '../common/errors.js';
+import { CommandFailedError } from './command-error.js';
+import { lastLines } from './output-tail.js';
+
+/** One line of `git status --porcelain` (v1, renames off): the two status letters and the path. */
+export interface StatusEntry {
+  /** The `XY` code, e.g. ` M`, `??`, `D `. */
+  readonly xy: string;
+  /** Repository-relative path, unquoted. */
+  readonly path: string;
+}
+
+/** One commit as read by {@link GitPort.logSince}. */
+export interface CommitRecord {
+  /** Full object name. */
+  readonly sha: string;
+  /** The subject line (`%s`). */
+  readonly subject: string;
+  /** The body (`%b`) without its final newline; `''` when the commit has no body. */
+  readonly body: string;
+  /** Paths the commit changed (against its first parent), repository-relative, renames as delete + add. */
+  readonly paths: readonly string[];
+}
+
+/** A blob to read: a revision and a repository-relative path (`<rev>:<path>`). */
+export interface BlobRequest {
+  readonly rev: string;
+  readonly path: string;
+}
+
+/** What {@link GitPort.commitFiles} commits. */
+export interface CommitRequest {
+  /** Repository-relative paths to stage and commit: exactly these, nothing else. May be empty with `allowEmpty`. */
+  readonly paths: readonly string[];
+  /** One-line subject, stored exactly. */
+  readonly subject: string;
+  /** Body stored exactly after a blank line; `''` for none. */
+  readonly body: string;
+  /** Allow a commit that changes nothing (a marker commit). */
+  readonly allowEmpty?: boolean;
+}
+
+/**
+ * The git operations the loop drivers need, bound to one worktree. Every method runs git without a
+ * shell; a failing git command rejects with a {@link CommandFailedError} (`git.failed`) that
+ * carries the command, exit code and output tail; an unusable argument rejects with an
+ * {@link InputError} before git runs.
+ */
+export interface GitPort {
+  /** Absolute path of the worktree every command runs in. */
+  readonly worktree: string;
+  /** How many git processes this port has spawned (benchmarks report git processes per iteration). */
+  readonly processCount: number;
+  /** Full object name of `rev` (`git rev-parse --verify <rev>^{commit}`). */
+  revParse(rev: string): Promise<string>;
+  /** Full object name of HEAD. */
+  revParseHead(): Promise<string>;
+  /** Working-tree status, untracked files listed one by one, ignored files left out. Empty means clean. */
+  statusPorcelain(): Promise<StatusEntry[]>;
+  /** Number of commits reachable from `to` but not from `from` (`rev-list --count from..to`). */
+  revListCount(from: string, to?: string): Promise<number>;
+  /** Body of one commit (`%b`), without its final newline. */
+  commitBody(sha: string): Promise<string>;
+  /** Every commit in `base..head`, oldest first, with changed paths, read by one git process. */
+  logSince(base: string, head?: string): Promise<CommitRecord[]>;
+  /** Blob contents as UTF-8 text, in request order, read by one `cat-file --batch` process; `null` when absent. */
+  readBlobs(requests: readonly BlobRequest[]): Promise<Array<string | null>>;
+  /**
+   * Stages exactly `paths` (additions, edits and deletions) and commits only them with the exact
+   * subject and body. Changes staged beforehand for other paths stay staged and are not committed;
+   * a marker commit (no paths) refuses to run while anything is staged, because it would sweep it in.
+   * @returns the new commit's full object name
+   */
+  commitFiles(request: CommitRequest): Promise<string>;
+  /** `git reset --hard <rev>`. */
+  resetHard(rev: string): Promise<void>;
+  /** `git clean -fd`: removes untracked files and directories, leaves ignored files alone. @returns removed paths */
+  cleanFd(): Promise<string[]>;
+  /** Whether `ancestor` is an ancestor of (or equal to) `descendant`. */
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** Tracked plus untracked non-ignored paths under `roots` in the working tree (`ls-files --cached --others`). */
+  listWorktreePaths(roots: readonly string[]): Promise<string[]>;
+  /** Paths of every blob under `roots` in revision `rev` (`ls-tree -r`). */
+  listTreePaths(rev: string, roots: readonly string[]): Promise<string[]>;
+}
+
+/** Options of {@link createGitPort}. */
+export interface GitPortOptions {
+  /** Extra environment for every git process (e.g. author identity in tests). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Upper bound for one git process in ms (default 120 000; commits may run hooks). */
+  readonly timeoutMs?: number;
+  /** The git executable (default `git` on PATH). */
+  readonly gitBinary?: string;
+}
+
+// Inherited variables that would point git at another repository, index or object store (they are
+// set when loopchart itself runs inside a git hook).
+const SCRUBBED_GIT_VARIABLES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_QUARANTINE_PATH',
+];
+
+// Settings that change what git prints; pinned so parsing never depends on the user's config.
+const OUTPUT_PINNING_CONFIG = [
+  '-c',
+  'core.quotepath=off',
+  '-c',
+  'color.ui=false',
+  '-c',
+  'log.showSignature=false',
+  '-c',
+  'diff.relative=false',
+];
+
+function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !SCRUBBED_GIT_VARIABLES.includes(key)) env[key] = value;
+  }
+  return {
+    ...env,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_EDITOR: 'true',
+    GIT_PAGER: 'cat',
+    LC_ALL: 'C',
+    // Paths handed to git are names, never globs.
+    GIT_LITERAL_PATHSPECS: '1',
+    ...extra,
+  };
+}
+
+function requireRevision(rev: string, what: string): void {
+  if (rev.length === 0 || rev.startsWith('-') || /[\s\0]/.test(rev))
+    throw new InputError('git.revision', `${what} is not a usable git revision: ${JSON.stringify(rev)}`);
+}
+
+function requireRelativePath(path: string): void {
+  if (path.length === 0 || path.startsWith('/') || path.includes('\0') || path.includes('\n'))
+    throw new InputError('git.path', `not a usable repository-relative path: ${JSON.stringify(path)}`);
+  if (path.split('/').includes('..'))
+    throw new InputError('git.path', `path leaves the repository: ${JSON.stringify(path)}`);
+}
+
+const OBJECT_NAME = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+interface RawResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: Uint8Array;
+  stderr: string;
+  timedOut: boolean;
+  spawnError: string | null;
+}
+
+/**
+ * Creates a {@link GitPort} bound to `worktree`.
+ *
+ * Every git process runs with `GIT_TERMINAL_PROMPT=0`, `GIT_EDITOR=true`, `LC_ALL=C`, literal
+ * pathspecs, output-affecting settings pinned (`core.quotepath=off`, `color.ui=false`, …) and
+ * inherited `GIT_DIR`-style variables removed, so output parses the same on every machine and
+ * git never waits for a person.
+ *
+ * @param worktree absolute path of the worktree
+ * @param options extra environment, timeout, git executable
+ */
+export function createGitPort(worktree: string, options: GitPortOptions = {}): GitPort {
+  const env = gitEnvironment(options.env);
+  const timeout = options.timeoutMs ?? 120_000;
+  const gitBinary = options.gitBinary ?? 'git';
+  let processCount = 0;
+
+  async function raw(args: readonly string[], input?: string): Promise<RawResult> {
+    processCount += 1;
+    const result = await execa(gitBinary, [...OUTPUT_PINNING_CONFIG, ...args], {
+      cwd: worktree,
+      env,
+      extendEnv: false,
+      reject: false,
+      timeout,
+      encoding: 'buffer',
+      stripFinalNewline: false,
+      maxBuffer: 512 * 1024 * 1024,
+      ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
+    });
+    const spawnFailed = result.exitCode === undefined && result.signal === undefined && !result.timedOut;
+    return {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      stdout: result.stdout as Uint8Array,
+      stderr: Buffer.from(result.stderr as Uint8Array).toString('utf8'),
+      timedOut: result.timedOut,
+      spawnError: spawnFailed ? (result.message ?? 'git could not be started') : null,
+    };
+  }
+
+  function failure(args: readonly string[], result: RawResult): CommandFailedError {
+    const stdout = Buffer.from(result.stdout).toString('utf8');
+    const output = [result.stderr, stdout, result.spawnError ?? ''].filter((s) => s.length > 0).join('\n');
+    const detail = result.timedOut ? `timed out after ${timeout} ms` : undefined;
+    return new CommandFailedError(
+      'git.failed',
+      {
+        command: ['git', ...args].join(' '),
+        exitCode: result.exitCode,
+        signal: result.signal,
+        outputTail: lastLines(output, 20),
+      },
+      detail,
+    );
+  }
+
+  /** Runs git and returns stdout as text; rejects unless the exit code is one of `okCodes`. */
+  async function run(args: readonly string[], input?: string, okCodes: readonly number[] = [0]) {
+    const result = await raw(args, input);
+    if (result.exitCode === null || !okCodes.includes(result.exitCode)) throw failure(args, result);
+    return { exitCode: result.exitCode, text: Buffer.from(result.stdout).toString('utf8'), raw: result };
+  }
+
+  const port: GitPort = {
+    worktree,
+    get processCount() {
+      return processCount;
+    },
+
+    async revParse(rev) {
+      requireRevision(rev, 'revision');
+      const { text } = await run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+      return text.trim();
+    },
+
+    revParseHead() {
+      return port.revParse('HEAD');
+    },
+
+    async statusPorcelain() {
+      const { text } = await run([
+        'status',
+        '--porcelain=v1',
+        '-z',
+        '--untracked-files=all',
+        '--ignored=no',
+        '--no-renames',
+      ]);
+      return text
+        .split('\0')
+        .filter((record) => record.length > 0)
+        .map((record) => ({ xy: record.slice(0, 2), path: record.slice(3) }));
+    },
+
+    async revListCount(from, to = 'HEAD') {
+      requireRevision(from, 'from');
+      requireRevision(to, 'to');
+      const { text } = await run(['rev-list', '--count', `${from}..${to}`]);
+      return Number.parseInt(text.trim(), 10);
+    },
+
+    async commitBody(sha) {
+      requireRevision(sha, 'commit');
+      const { text } = await run(['show', '-s', '--no-show-signature', '--format=%b', sha, '--']);
+      // `show` ends the format with a newline of its own, after the body's final newline.
+      return withoutFinalNewline(withoutFinalNewline(text));
+    },
+
+    async logSince(base, head = 'HEAD') {
+      requireRevision(base, 'base');
+      requireRevision(head, 'head');
+      // One process for everything. Each commit starts with \x01 and its full object name; fields
+      // are NUL-separated (a commit message cannot hold NUL), then `-z --name-only` lists the paths,
+      // each NUL-terminated.
+      const { text } = await run([
+        'log',
+        '--reverse',
+        '--topo-order',
+        '--no-show-signature',
+        '--no-renames',
+        '--no-relative',
+        '--diff-merges=first-parent',
+        '-z',
+        '--name-only',
+        '--format=%x01%H%x00%s%x00%b',
+        `${base}..${head}`,
+        '--',
+      ]);
+      return parseLog(text);
+    },
+
+    async readBlobs(requests) {
+      if (requests.length === 0) return [];
+      for (const { rev, path } of requests) {
+        requireRevision(rev, 'blob revision');
+        requireRelativePath(path);
+      }
+      const input = requests.map(({ rev, path }) => `${rev}:${path}\n`).join('');
+      const { raw: result } = await run(['cat-file', '--batch'], input);
+      return parseBatch(Buffer.from(result.stdout), requests.length);
+    },
+
+    async commitFiles({ paths, subject, body, allowEmpty = false }) {
+      if (subject.trim().length === 0 || subject.includes('\n'))
+        throw new InputError(
+          'git.subject',
+          `commit subject must be one non-empty line: ${JSON.stringify(subject)}`,
+        );
+      if (subject.includes('\0') || body.includes('\0'))
+        throw new InputError('git.message', 'commit message must not contain NUL');
+      paths.forEach(requireRelativePath);
+      if (paths.length === 0 && !allowEmpty)
+        throw new InputError(
+          'git.commit',
+          'nothing to commit: give paths, or allowEmpty for a marker commit',
+        );
+      const message = body.length > 0 ? `${subject}\n\n${withoutFinalNewline(body)}\n` : `${subject}\n`;
+      const commitArgs = ['commit', '--quiet', '--cleanup=verbatim', '--file=-', '--no-edit'];
+      if (allowEmpty) commitArgs.push('--allow-empty');
+      if (paths.length === 0) {
+        // A marker commit commits the whole index: refuse rather than sweep in someone's staged work.
+        const staged = await run(['diff', '--cached', '--quiet', '--no-ext-diff'], undefined, [0, 1]);
+        if (staged.exitCode === 1)
+          throw new InputError(
+            'git.index-not-empty',
+            'the index has staged changes; a marker commit would include them (commit or unstage them first)',
+          );
+        await run(commitArgs, message);
+      } else {
+        await run(['add', '--all', '--', ...paths]);
+        await run([...commitArgs, '--only', '--', ...paths], message);
+      }
+      return port.revParseHead();
+    },
+
+    async resetHard(rev) {
+      requireRevision(rev, 'reset target');
+      await run(['reset', '--quiet', '--hard', rev, '--']);
+    },
+
+    async cleanFd() {
+      const { text } = await run(['clean', '-f', '-d']);
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith('Removing '))
+        .map((line) => line.slice('Removing '.length));
+    },
+
+    async isAncestor(ancestor, descendant) {
+      requireRevision(ancestor, 'ancestor');
+      requireRevision(descendant, 'descendant');
+      const { exitCode } = await run(
+        ['merge-base', '--is-ancestor', ancestor, descendant],
+        undefined,
+        [0, 1],
+      );
+      return exitCode === 0;
+    },
+
+    async listWorktreePaths(roots) {
+      roots.forEach(requireRootPath);
+      const { text } = await run([
+        'ls-files',
+        '-z',
+        '--cached',
+        '--others',
+        '--exclude-standard',
+        '--full-name',
+        '--',
+        ...roots,
+      ]);
+      return [...new Set(text.split('\0').filter((p) => p.length > 0))];
+    },
+
+    async listTreePaths(rev, roots) {
+      requireRevision(rev, 'tree revision');
+      roots.forEach(requireRootPath);
+      const { text } = await run(['ls-tree', '-r', '-z', '--name-only', '--full-tree', rev, '--', ...roots]);
+      return text.split('\0').filter((p) => p.length > 0);
+    },
+  };
+  return port;
+}
+
+function requireRootPath(root: string): void {
+  if (root !== '.') requireRelativePath(root);
+}
+
+function withoutFinalNewline(text: string): string {
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+/** Parses the output of `logSince`'s `git log` (see the format there). */
+function parseLog(text: string): CommitRecord[] {
+  const commits: Array<{ sha: string; subject: string; body: string; paths: string[] }> = [];
+  const tokens = text.split('\0');
+  let index = 0;
+  while (index < tokens.length) {
+    const token = tokens[index] as string;
+    const sha = token.startsWith('\x01') ? token.slice(1) : '';
+    if (OBJECT_NAME.test(sha) && index + 2 < tokens.length) {
+      commits.push({
+        sha,
+        subject: tokens[index + 1] as string,
+        body: withoutFinalNewline(tokens[index + 2] as string),
+        paths: [],
+      });
+      index += 3;
+      continue;
+    }
+    const current = commits[commits.length - 1];
+    if (token.length > 0 && current !== undefined) {
+      // git separates the message from the name list with one newline, which lands on the first name.
+      const path = current.paths.length === 0 && token.startsWith('\n') ? token.slice(1) : token;
+      if (path.length > 0) current.paths.push(path);
+    }
+    index += 1;
+  }
+  return commits;
+}
+
+/** Parses `git cat-file --batch` output for `count` requests, in order. */
+function parseBatch(output: Buffer, count: number): Array<string | null> {
+  const blobs: Array<string | null> = [];
+  let offset = 0;
+  for (let i = 0; i < count; i += 1) {
+    const end = output.indexOf(0x0a, offset);
+    if (end < 0) throw new Error(`git cat-file --batch ended after ${i} of ${count} answers`);
+    const header = output.subarray(offset, end).toString('utf8');
+    offset = end + 1;
+    const match = /^[0-9a-f]{40,64} ([a-z]+) (\d+)$/.exec(header);
+    if (match === null) {
+      blobs.push(null); // `<name> missing` or `<name> ambiguous`
+      continue;
+    }
+    const size = Number(match[2]);
+    const content = output.subarray(offset, offset + size);
+    offset += size + 1; // the content is followed by a newline
+    blobs.push(match[1] === 'blob' ? content.toString('utf8') : null);
+  }
+  return blobs;
+}

@@ -1,0 +1,951 @@
+/**
+ * The loop ledger file: parser, serializer, checker and the `pending:` tuple
+ * (gauntlet-protocol §1, decisions in docs/decisions/formats.md, format in docs/ledger-format.md).
+ *
+ * Round trip: for every valid ledger text, `serializeLedger(parseLedger(text).ledger) === text`
+ * byte for byte, whatever its spacing, line endings, unknown header lines or unknown sections.
+ * The parser records the source bytes of every line in the ledger's private `layout`; the
+ * serializer writes a line from the layout while the value it carries is unchanged, renders
+ * only edited elements canonically, and writes the canonical layout when there is no layout.
+ */
+
+import { InputError, LedgerFormatError } from '../common/errors.js';
+import { type Finding, finding } from '../common/finding.js';
+import { decisionProblem } from './decisions.js';
+import { hasUnescapedPipe, splitUnescaped, unescapeEvidence } from './evidence.js';
+import { dispositionEvidence, isCutDisposition } from './spec.js';
+import {
+  type Ledger,
+  type LedgerRow,
+  type PendingTuple,
+  ROW_STATUSES,
+  type RowStatus,
+  type Spec,
+  type Target,
+} from './types.js';
+
+/** Line 1 of a ledger unless the host configures another discriminant (§6 A1). */
+export const DEFAULT_DISCRIMINANT = '# Loop ledger';
+
+/** The gate-set mode line's default value (§6 A3). */
+export const DEFAULT_CHECKS = 'commands';
+
+/** Canonical table header (§6 A2; the parser matches columns by position, not by this text). */
+export const TABLE_HEADER = '| row | status | attempts | evidence |';
+
+/** Canonical table separator. */
+export const TABLE_SEPARATOR = '|---|---|---|---|';
+
+/** Heading of the append-only decision list. */
+export const DECISIONS_HEADING = '## Decisions';
+
+// ---------------------------------------------------------------------------------------------
+// pending: tuple (§1.6)
+
+const PENDING = /^pending: ([1-9]\d*|seed|verify) \| ([^\s|]+) \| ([0-9a-f]{40})$/;
+
+/** A full lowercase 40-hex git object name. */
+export const FULL_SHA = /^[0-9a-f]{40}$/;
+
+/**
+ * Reads a `pending:` line. The tuple has one spelling only (single spaces around the pipes, a
+ * full lowercase SHA) because the child's commit body must repeat it exactly.
+ *
+ * @param line the whole line, e.g. `pending: 3 | home | 9a8b…`; surrounding blanks are ignored.
+ * @returns the tuple, or `null` when the line is not the tuple grammar.
+ */
+export function parsePending(line: string): PendingTuple | null {
+  const m = PENDING.exec(line.trim());
+  if (!m) return null;
+  const raw = m[1] as string;
+  const target: Target = raw === 'seed' || raw === 'verify' ? raw : Number(raw);
+  if (typeof target === 'number' && !Number.isSafeInteger(target)) return null;
+  return { target, repo: m[2] as string, head: m[3] as string };
+}
+
+/**
+ * Why `tuple` cannot be written, or `null` when it can.
+ *
+ * @param tuple a tuple built by code.
+ */
+export function pendingProblem(tuple: PendingTuple): string | null {
+  const { target, repo, head } = tuple;
+  if (typeof target === 'number') {
+    if (!Number.isSafeInteger(target) || target < 1)
+      return `pending target ${target} is not a row number >= 1`;
+  } else if (target !== 'seed' && target !== 'verify') {
+    return `pending target "${String(target)}" is not a row number, seed or verify`;
+  }
+  if (typeof repo !== 'string' || !/^[^\s|]+$/.test(repo))
+    return `pending repo "${String(repo)}" must be one word without pipes`;
+  if (typeof head !== 'string' || !FULL_SHA.test(head))
+    return `pending head "${String(head)}" is not a full lowercase 40-hex SHA`;
+  return null;
+}
+
+/**
+ * Writes a `pending:` line.
+ *
+ * @param tuple target (row number, `seed` or `verify`), repo (`home` for one leg), HEAD sha.
+ * @returns `pending: <target> | <repo> | <head>`.
+ * @throws {InputError} `pending.invalid` when a part cannot be written ({@link pendingProblem}).
+ */
+export function formatPending(tuple: PendingTuple): string {
+  const problem = pendingProblem(tuple);
+  if (problem !== null) throw new InputError('pending.invalid', problem);
+  return `pending: ${tuple.target} | ${tuple.repo} | ${tuple.head}`;
+}
+
+/** True when two tuples (or two absences) name the same dispatch. */
+export function samePending(a: PendingTuple | null, b: PendingTuple | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.target === b.target && a.repo === b.repo && a.head === b.head;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines and layout
+
+interface SourceLine {
+  /** The line without its terminator. */
+  readonly content: string;
+  /** `\n`, `\r\n`, or `` for a last line without a terminator. */
+  readonly eol: string;
+}
+
+function splitLines(text: string): SourceLine[] {
+  const lines: SourceLine[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf('\n', start);
+    if (nl === -1) {
+      lines.push({ content: text.slice(start), eol: '' });
+      break;
+    }
+    const crlf = nl > start && text[nl - 1] === '\r';
+    lines.push({ content: text.slice(start, crlf ? nl - 1 : nl), eol: crlf ? '\r\n' : '\n' });
+    start = nl + 1;
+  }
+  return lines;
+}
+
+type HeaderKey = 'spec' | 'base' | 'verification' | 'checks' | 'iterations' | 'allowance' | 'pending';
+
+/** What a source line carries; the serializer keeps the line's bytes while that value is unchanged. */
+type Slot =
+  | { readonly kind: 'raw' }
+  | { readonly kind: 'discriminant'; readonly value: string }
+  | { readonly kind: 'header'; readonly key: HeaderKey; readonly value: string | number | PendingTuple }
+  | { readonly kind: 'separator' }
+  | { readonly kind: 'row'; readonly index: number; readonly value: LedgerRow }
+  | { readonly kind: 'decisions-heading' }
+  | { readonly kind: 'decision'; readonly index: number; readonly value: string };
+
+interface LayoutLine extends SourceLine {
+  readonly slot: Slot;
+}
+
+const LAYOUT_FORMAT = 'loopchart.ledger-layout/1';
+
+interface LedgerLayout {
+  readonly format: typeof LAYOUT_FORMAT;
+  /** Line terminator for lines the serializer adds (that of line 1). */
+  readonly eol: string;
+  readonly lines: readonly LayoutLine[];
+}
+
+function asLayout(value: unknown): LedgerLayout | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const layout = value as Partial<LedgerLayout>;
+  if (layout.format !== LAYOUT_FORMAT || !Array.isArray(layout.lines) || typeof layout.eol !== 'string')
+    return null;
+  return layout as LedgerLayout;
+}
+
+const RAW: Slot = { kind: 'raw' };
+
+// ---------------------------------------------------------------------------------------------
+// Line grammar shared by the parser and the value checks
+
+const HEADING = /^#{1,6}(?:[ \t]|$)/;
+const DECISIONS_HEADING_LINE = /^##[ \t]+Decisions[ \t]*$/;
+const SPEC_LINE = /^\*\*Spec:\*\*(.*)$/;
+const KEY_LINE = /^(base|verification|checks|iterations|allowance|pending|cap):(.*)$/;
+const COUNTER = /^\d+$/;
+const SEPARATOR_CELL = /^:?-+:?$/;
+
+/** Headers in the order §1.2 requires (`pending:` may sit anywhere in the header block, §6 A26). */
+const HEADER_ORDER: readonly Exclude<HeaderKey, 'pending'>[] = [
+  'spec',
+  'base',
+  'verification',
+  'checks',
+  'iterations',
+  'allowance',
+];
+
+const HEADER_LABEL: Record<HeaderKey, string> = {
+  spec: '**Spec:**',
+  base: 'base:',
+  verification: 'verification:',
+  checks: 'checks:',
+  iterations: 'iterations:',
+  allowance: 'allowance:',
+  pending: 'pending:',
+};
+
+function isTableLine(content: string): boolean {
+  return content.trimStart().startsWith('|');
+}
+
+function isBlank(content: string): boolean {
+  return content.trim() === '';
+}
+
+/** Splits a table line into its cells (untrimmed); `closed` is false without a final pipe. */
+function splitTableLine(content: string): { cells: string[]; closed: boolean } {
+  const parts = splitUnescaped(content.trim().slice(1), '|');
+  const closed = parts.length > 1 && parts[parts.length - 1] === '';
+  if (closed) parts.pop();
+  return { cells: parts, closed };
+}
+
+function singleLineProblem(name: string, value: unknown, allowEmpty = false): string | null {
+  if (typeof value !== 'string') return `${name} must be text`;
+  if (!allowEmpty && value === '') return `${name} is empty`;
+  if (/[\r\n]/.test(value)) return `${name} spans more than one line`;
+  if (value !== value.trim()) return `${name} has leading or trailing blanks`;
+  return null;
+}
+
+/** Why a `**Spec:**` value is not a bare repo-relative path (§1.2), or `null`. */
+function specPathProblem(value: unknown): string | null {
+  const problem = singleLineProblem('the **Spec:** path', value);
+  if (problem !== null || typeof value !== 'string') return problem;
+  if (/[`§]/.test(value))
+    return 'the **Spec:** header takes the bare repo-relative path, without backticks or anchors';
+  if (value.startsWith('/') || /^[A-Za-z]:[\\/]/.test(value))
+    return 'the **Spec:** path must be repo-relative, not absolute';
+  return null;
+}
+
+function counterProblem(name: string, value: unknown): string | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+    ? null
+    : `${name} must be an integer >= 0`;
+}
+
+function evidenceCellProblem(value: unknown): string | null {
+  const problem = singleLineProblem('evidence', value, true);
+  if (problem !== null || typeof value !== 'string') return problem;
+  if (hasUnescapedPipe(value)) return 'evidence contains an unescaped pipe (write it as \\|)';
+  return null;
+}
+
+function decisionLineProblem(value: unknown): string | null {
+  if (typeof value !== 'string') return 'decision must be text';
+  if (isBlank(value)) return 'decision line is blank';
+  if (/[\r\n]/.test(value)) return 'decision spans more than one line';
+  if (HEADING.test(value)) return 'decision line would read as a markdown heading';
+  return null;
+}
+
+function preview(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+/** Options of {@link parseLedger}. */
+export interface ParseLedgerOptions {
+  /** Expected line 1 (default `# Loop ledger`). */
+  readonly discriminant?: string;
+}
+
+/** Result of {@link parseLedger}: the ledger when the text has no finding, else `null`. */
+export interface ParsedLedger {
+  readonly ledger: Ledger | null;
+  readonly findings: Finding[];
+}
+
+/**
+ * Parses a ledger file (§1.2-§1.5). Never throws.
+ *
+ * @param text the file's bytes as a string (LF or CRLF; a final newline is optional).
+ * @param options the expected line-1 discriminant.
+ * @returns the ledger with its private layout and no findings, or `null` and one finding per
+ *   problem (1-based line, reason, code `ledger.*`). Unknown header lines and unknown sections
+ *   are kept, never findings.
+ */
+export function parseLedger(text: string, options: ParseLedgerOptions = {}): ParsedLedger {
+  try {
+    return parseLedgerLines(text, options.discriminant ?? DEFAULT_DISCRIMINANT);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ledger: null,
+      findings: [finding('ledger.internal', 0, `the ledger parser failed: ${message}`)],
+    };
+  }
+}
+
+interface HeaderValues {
+  spec?: string;
+  base?: string;
+  verification?: string;
+  checks?: string;
+  iterations?: number;
+  allowance?: number;
+  pending?: PendingTuple;
+}
+
+function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
+  const source = splitLines(typeof text === 'string' ? text : '');
+  if (source.length === 0)
+    return { ledger: null, findings: [finding('ledger.empty', 0, 'the ledger is empty')] };
+
+  const findings: Finding[] = [];
+  const slots: Slot[] = source.map(() => RAW);
+
+  source.forEach((line, index) => {
+    if (line.content.includes('\r'))
+      findings.push(
+        finding(
+          'ledger.line.carriage-return',
+          index + 1,
+          'line contains a carriage return that is not part of a CRLF line ending',
+        ),
+      );
+  });
+
+  // Line 1: the discriminant.
+  const first = (source[0] as SourceLine).content;
+  if (first.trim() === discriminant) {
+    slots[0] = { kind: 'discriminant', value: discriminant };
+  } else {
+    const bom = first.startsWith('\uFEFF') ? ' (the file starts with a byte-order mark)' : '';
+    findings.push(
+      finding('ledger.discriminant', 1, `line 1 must be "${discriminant}", found "${preview(first)}"${bom}`),
+    );
+  }
+
+  // Header block: from line 2 up to the table or the first heading.
+  const values: HeaderValues = {};
+  const seenAt = new Map<HeaderKey, number>();
+  let latest: { key: HeaderKey; order: number } | null = null;
+  let i = 1;
+  for (; i < source.length; i++) {
+    const content = (source[i] as SourceLine).content;
+    if (isTableLine(content) || HEADING.test(content)) break;
+    const lineNo = i + 1;
+    let key: HeaderKey | 'cap' | null = null;
+    let raw = '';
+    const spec = SPEC_LINE.exec(content);
+    const keyed = KEY_LINE.exec(content);
+    if (spec) {
+      key = 'spec';
+      raw = (spec[1] as string).trim();
+    } else if (keyed) {
+      key = keyed[1] as HeaderKey | 'cap';
+      raw = (keyed[2] as string).trim();
+    }
+    if (key === null) continue; // blank or unknown header line: kept verbatim
+    if (key === 'cap') {
+      findings.push(
+        finding(
+          'ledger.allowance.cap',
+          lineNo,
+          'legacy `cap:` line: ledger has no allowance: line - resume through /skill:gauntlet-resume (loop: migrate allowance)',
+        ),
+      );
+      continue;
+    }
+    const earlier = seenAt.get(key);
+    if (earlier !== undefined) {
+      findings.push(
+        finding(
+          'ledger.header.duplicate',
+          lineNo,
+          `${HEADER_LABEL[key]} appears again (first on line ${earlier})`,
+        ),
+      );
+      continue;
+    }
+    seenAt.set(key, lineNo);
+    if (key !== 'pending') {
+      const order = HEADER_ORDER.indexOf(key);
+      if (latest !== null && order < latest.order) {
+        findings.push(
+          finding(
+            'ledger.header.order',
+            lineNo,
+            `${HEADER_LABEL[key]} must come before ${HEADER_LABEL[latest.key]} (order: ${HEADER_ORDER.map((k) => HEADER_LABEL[k]).join(', ')})`,
+          ),
+        );
+      } else {
+        latest = { key, order };
+      }
+    }
+    const value = parseHeaderValue(key, raw, content, lineNo, findings);
+    if (value !== undefined) {
+      (values as Record<string, unknown>)[key] = value;
+      slots[i] = { kind: 'header', key, value };
+    }
+  }
+
+  for (const key of HEADER_ORDER) {
+    if (seenAt.has(key)) continue;
+    if (key === 'allowance')
+      findings.push(
+        finding(
+          'ledger.allowance.missing',
+          0,
+          'ledger has no allowance: line - resume through /skill:gauntlet-resume',
+        ),
+      );
+    else findings.push(finding('ledger.header.missing', 0, `the ${HEADER_LABEL[key]} header is missing`));
+  }
+  const iterationsAt = seenAt.get('iterations');
+  const allowanceAt = seenAt.get('allowance');
+  if (iterationsAt !== undefined && allowanceAt !== undefined && allowanceAt !== iterationsAt + 1)
+    findings.push(
+      finding(
+        'ledger.allowance.position',
+        allowanceAt,
+        `allowance: must be the line right after iterations: (line ${iterationsAt + 1})`,
+      ),
+    );
+
+  // Row table.
+  const rows: LedgerRow[] = [];
+  if (i < source.length && isTableLine((source[i] as SourceLine).content)) {
+    i = parseTable(source, i, slots, rows, findings);
+  } else {
+    findings.push(
+      finding(
+        'ledger.table.missing',
+        i < source.length ? i + 1 : 0,
+        'the four-column row table (| row | status | attempts | evidence |) is missing after the header lines',
+      ),
+    );
+  }
+
+  // Sections after the table: `## Decisions` and any unknown section, kept verbatim.
+  const decisions: string[] = [];
+  let section: 'none' | 'decisions' | 'other' = 'none';
+  let decisionsAt: number | null = null;
+  for (; i < source.length; i++) {
+    const content = (source[i] as SourceLine).content;
+    const lineNo = i + 1;
+    if (DECISIONS_HEADING_LINE.test(content)) {
+      if (decisionsAt === null) {
+        decisionsAt = lineNo;
+        slots[i] = { kind: 'decisions-heading' };
+        section = 'decisions';
+      } else {
+        findings.push(
+          finding(
+            'ledger.decisions.duplicate',
+            lineNo,
+            `a second ## Decisions section (first on line ${decisionsAt})`,
+          ),
+        );
+        section = 'other';
+      }
+    } else if (HEADING.test(content)) {
+      section = 'other';
+    } else if (section === 'decisions') {
+      if (!isBlank(content)) {
+        slots[i] = { kind: 'decision', index: decisions.length, value: content };
+        decisions.push(content);
+      }
+    } else if (section === 'none' && isTableLine(content)) {
+      findings.push(
+        finding(
+          'ledger.table.split',
+          lineNo,
+          'table line after the row table ended (remove the blank line inside the table)',
+        ),
+      );
+    }
+  }
+  if (decisionsAt === null)
+    findings.push(finding('ledger.decisions.missing', 0, 'the ## Decisions section is missing'));
+
+  if (findings.length > 0) return { ledger: null, findings };
+
+  const firstEol = (source[0] as SourceLine).eol;
+  const layout: LedgerLayout = {
+    format: LAYOUT_FORMAT,
+    eol: firstEol === '' ? '\n' : firstEol,
+    lines: source.map((line, index) => ({ ...line, slot: slots[index] as Slot })),
+  };
+  const ledger: Ledger = {
+    discriminant,
+    spec: values.spec as string,
+    base: values.base as string,
+    verification: values.verification as string,
+    checks: values.checks as string,
+    iterations: values.iterations as number,
+    allowance: values.allowance as number,
+    pending: values.pending ?? null,
+    rows,
+    decisions,
+    layout,
+  };
+  return { ledger, findings: [] };
+}
+
+function parseHeaderValue(
+  key: HeaderKey,
+  raw: string,
+  content: string,
+  lineNo: number,
+  findings: Finding[],
+): string | number | PendingTuple | undefined {
+  const fail = (code: string, reason: string): undefined => {
+    findings.push(finding(code, lineNo, reason));
+    return undefined;
+  };
+  switch (key) {
+    case 'spec': {
+      const problem = specPathProblem(raw);
+      return problem === null ? raw : fail('ledger.header.spec', problem);
+    }
+    case 'base':
+      return FULL_SHA.test(raw)
+        ? raw
+        : fail('ledger.header.base', `base: must be a full lowercase 40-hex SHA, found "${preview(raw)}"`);
+    case 'verification':
+    case 'checks':
+      return raw === '' ? fail('ledger.header.empty', `${HEADER_LABEL[key]} has no value`) : raw;
+    case 'iterations':
+    case 'allowance': {
+      const n = Number(raw);
+      return COUNTER.test(raw) && Number.isSafeInteger(n)
+        ? n
+        : fail(
+            'ledger.header.not-integer',
+            `${HEADER_LABEL[key]} must be a non-negative integer, found "${preview(raw)}"`,
+          );
+    }
+    case 'pending': {
+      const tuple = parsePending(content);
+      return (
+        tuple ??
+        fail(
+          'ledger.pending.malformed',
+          `pending: must read "pending: <row|seed|verify> | <repo> | <40-hex sha>", found "${preview(content)}"`,
+        )
+      );
+    }
+  }
+}
+
+/** Parses the table starting at `start`; returns the index of the first line after it. */
+function parseTable(
+  source: readonly SourceLine[],
+  start: number,
+  slots: Slot[],
+  rows: LedgerRow[],
+  findings: Finding[],
+): number {
+  let i = start;
+  const head = splitTableLine((source[i] as SourceLine).content);
+  if (!head.closed || head.cells.length !== 4)
+    findings.push(
+      finding(
+        'ledger.table.header',
+        i + 1,
+        `the table header must have four cells (row, status, attempts, evidence), found ${head.cells.length}${head.closed ? '' : ' and no closing pipe'}`,
+      ),
+    );
+  i++;
+
+  const sepLine = source[i];
+  if (sepLine !== undefined && isTableLine(sepLine.content)) {
+    const sep = splitTableLine(sepLine.content);
+    const cells = sep.cells.map((cell) => cell.trim());
+    if (sep.closed && cells.length === 4 && cells.every((cell) => SEPARATOR_CELL.test(cell))) {
+      slots[i] = { kind: 'separator' };
+      i++;
+    } else if (cells.every((cell) => /^[-:\s]*$/.test(cell))) {
+      findings.push(
+        finding(
+          'ledger.table.separator',
+          i + 1,
+          'the table separator must be four cells of dashes, e.g. |---|---|---|---|',
+        ),
+      );
+      i++;
+    } else {
+      findings.push(
+        finding('ledger.table.separator', i + 1, 'the table separator line (|---|---|---|---|) is missing'),
+      );
+    }
+  } else {
+    findings.push(
+      finding('ledger.table.separator', i + 1, 'the table separator line (|---|---|---|---|) is missing'),
+    );
+  }
+
+  let position = 0;
+  for (; i < source.length; i++) {
+    const content = (source[i] as SourceLine).content;
+    if (!isTableLine(content)) break;
+    position++;
+    const lineNo = i + 1;
+    const { cells, closed } = splitTableLine(content);
+    if (!closed) {
+      findings.push(
+        finding(
+          'ledger.table.cells',
+          lineNo,
+          'table row must end with a pipe (is the last pipe escaped by a backslash?)',
+        ),
+      );
+      continue;
+    }
+    if (cells.length > 4) {
+      findings.push(
+        finding(
+          'ledger.table.unescaped-pipe',
+          lineNo,
+          `table row has ${cells.length} cells instead of 4: escape literal pipes in the evidence as \\|`,
+        ),
+      );
+      continue;
+    }
+    if (cells.length < 4) {
+      findings.push(
+        finding(
+          'ledger.table.cells',
+          lineNo,
+          `table row has ${cells.length} cells instead of 4 (row, status, attempts, evidence)`,
+        ),
+      );
+      continue;
+    }
+    const [id, status, attempts, evidence] = cells.map((cell) => cell.trim()) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    let ok = true;
+    if (!COUNTER.test(id) || Number(id) !== position) {
+      findings.push(
+        finding(
+          'ledger.table.row-number',
+          lineNo,
+          `expected row ${position}, found "${preview(id)}" (rows are numbered 1..N in spec order without gaps)`,
+        ),
+      );
+      ok = false;
+    }
+    if (!(ROW_STATUSES as readonly string[]).includes(status)) {
+      findings.push(
+        finding(
+          'ledger.table.status',
+          lineNo,
+          `status "${preview(status)}" is not one of ${ROW_STATUSES.join(', ')}`,
+        ),
+      );
+      ok = false;
+    }
+    if (!COUNTER.test(attempts) || !Number.isSafeInteger(Number(attempts))) {
+      findings.push(
+        finding(
+          'ledger.table.attempts',
+          lineNo,
+          `attempts "${preview(attempts)}" is not a non-negative integer`,
+        ),
+      );
+      ok = false;
+    }
+    if (ok) {
+      const row: LedgerRow = {
+        row: position,
+        status: status as RowStatus,
+        attempts: Number(attempts),
+        evidence,
+      };
+      slots[i] = { kind: 'row', index: rows.length, value: row };
+      rows.push(row);
+    }
+  }
+  return i;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serializer
+
+/** The canonical text of one table row. */
+export function formatLedgerRow(row: LedgerRow): string {
+  return `| ${row.row} | ${row.status} | ${row.attempts} | ${row.evidence} |`;
+}
+
+function headerValue(ledger: Ledger, key: Exclude<HeaderKey, 'pending'>): string | number {
+  return ledger[key];
+}
+
+function headerLine(ledger: Ledger, key: Exclude<HeaderKey, 'pending'>): string {
+  return `${HEADER_LABEL[key]} ${headerValue(ledger, key)}`;
+}
+
+function sameRow(a: LedgerRow, b: LedgerRow): boolean {
+  return a.row === b.row && a.status === b.status && a.attempts === b.attempts && a.evidence === b.evidence;
+}
+
+/**
+ * Writes a ledger. With the layout from {@link parseLedger}, every line whose value is unchanged
+ * keeps its source bytes and only edited elements are rendered canonically (added rows after the
+ * last row, added decisions after the last decision, a new `pending:` line right after
+ * `allowance:`, a removed one dropped). Without a layout it writes the canonical layout
+ * (docs/ledger-format.md).
+ *
+ * @param ledger the ledger; values must be writable (see {@link checkLedger}).
+ * @returns the file text.
+ * @throws {LedgerFormatError} `ledger.malformed` when a value cannot be written (for example an
+ *   evidence cell with an unescaped pipe or a line break, or rows not numbered 1..N).
+ */
+export function serializeLedger(ledger: Ledger): string {
+  const problems = ledgerValueFindings(ledger);
+  if (problems.length > 0) throw new LedgerFormatError(problems);
+  const layout = asLayout(ledger.layout);
+  return layout === null ? renderCanonical(ledger) : renderWithLayout(ledger, layout);
+}
+
+function renderCanonical(ledger: Ledger): string {
+  const lines = [
+    ledger.discriminant,
+    ...HEADER_ORDER.map((key) => headerLine(ledger, key)),
+    ...(ledger.pending === null ? [] : [formatPending(ledger.pending)]),
+    '',
+    TABLE_HEADER,
+    TABLE_SEPARATOR,
+    ...ledger.rows.map(formatLedgerRow),
+    '',
+    DECISIONS_HEADING,
+    ...(ledger.decisions.length > 0 ? ['', ...ledger.decisions] : []),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function renderWithLayout(ledger: Ledger, layout: LedgerLayout): string {
+  const out: { content: string; eol: string }[] = [];
+  const push = (content: string, eol: string): void => {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.eol === '') {
+      // Text added after a last line without a terminator: keep "no final newline".
+      last.eol = layout.eol;
+      out.push({ content, eol: '' });
+    } else {
+      out.push({ content, eol });
+    }
+  };
+
+  const lines = layout.lines;
+  const indexOf = (kind: Slot['kind']): number[] =>
+    lines.flatMap((line, index) => (line.slot.kind === kind ? [index] : []));
+  const rowSlots = indexOf('row');
+  const decisionSlots = indexOf('decision');
+  const hasPendingLine = lines.some((line) => line.slot.kind === 'header' && line.slot.key === 'pending');
+  const lastRowSlot = rowSlots[rowSlots.length - 1] ?? -1;
+  const lastDecisionSlot = decisionSlots[decisionSlots.length - 1] ?? -1;
+
+  // Where decisions added to a ledger without any go: after the heading and its blank lines.
+  let decisionsAnchor = -1;
+  let anchorNeedsBlank = false;
+  if (decisionSlots.length === 0) {
+    const heading = lines.findIndex((line) => line.slot.kind === 'decisions-heading');
+    decisionsAnchor = heading;
+    while (
+      decisionsAnchor + 1 < lines.length &&
+      (lines[decisionsAnchor + 1] as LayoutLine).slot.kind === 'raw' &&
+      isBlank((lines[decisionsAnchor + 1] as LayoutLine).content)
+    )
+      decisionsAnchor++;
+    anchorNeedsBlank = decisionsAnchor === heading;
+  }
+
+  lines.forEach((line, index) => {
+    const { slot, content, eol } = line;
+    switch (slot.kind) {
+      case 'raw':
+      case 'decisions-heading':
+        push(content, eol);
+        break;
+      case 'discriminant':
+        push(ledger.discriminant === slot.value ? content : ledger.discriminant, eol);
+        break;
+      case 'header':
+        if (slot.key === 'pending') {
+          if (ledger.pending !== null)
+            push(
+              samePending(ledger.pending, slot.value as PendingTuple)
+                ? content
+                : formatPending(ledger.pending),
+              eol,
+            );
+        } else {
+          push(headerValue(ledger, slot.key) === slot.value ? content : headerLine(ledger, slot.key), eol);
+          if (slot.key === 'allowance' && !hasPendingLine && ledger.pending !== null)
+            push(formatPending(ledger.pending), layout.eol);
+        }
+        break;
+      case 'separator':
+        push(content, eol);
+        if (rowSlots.length === 0) for (const row of ledger.rows) push(formatLedgerRow(row), layout.eol);
+        break;
+      case 'row': {
+        const row = ledger.rows[slot.index];
+        if (row !== undefined) push(sameRow(row, slot.value) ? content : formatLedgerRow(row), eol);
+        if (index === lastRowSlot)
+          for (const added of ledger.rows.slice(rowSlots.length)) push(formatLedgerRow(added), layout.eol);
+        break;
+      }
+      case 'decision': {
+        const decision = ledger.decisions[slot.index];
+        if (decision !== undefined) push(decision, eol);
+        if (index === lastDecisionSlot)
+          for (const added of ledger.decisions.slice(decisionSlots.length)) push(added, layout.eol);
+        break;
+      }
+    }
+    if (index === decisionsAnchor && ledger.decisions.length > 0) {
+      if (anchorNeedsBlank) push('', layout.eol);
+      for (const added of ledger.decisions) push(added, layout.eol);
+    }
+  });
+  return out.map((line) => line.content + line.eol).join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+/** Findings for values the serializer cannot write (line 0: a built ledger has no lines). */
+function ledgerValueFindings(ledger: Ledger): Finding[] {
+  const findings: Finding[] = [];
+  const add = (code: string, reason: string | null): void => {
+    if (reason !== null) findings.push(finding(code, 0, reason));
+  };
+  add('ledger.discriminant', singleLineProblem('the discriminant', ledger.discriminant));
+  add('ledger.header.spec', specPathProblem(ledger.spec));
+  add(
+    'ledger.header.base',
+    typeof ledger.base === 'string' && FULL_SHA.test(ledger.base)
+      ? null
+      : 'base must be a full lowercase 40-hex SHA',
+  );
+  add('ledger.header.empty', singleLineProblem('verification', ledger.verification));
+  add('ledger.header.empty', singleLineProblem('checks', ledger.checks));
+  add('ledger.header.not-integer', counterProblem('iterations', ledger.iterations));
+  add('ledger.header.not-integer', counterProblem('allowance', ledger.allowance));
+  if (ledger.pending !== null) add('ledger.pending.malformed', pendingProblem(ledger.pending));
+  ledger.rows.forEach((row, index) => {
+    const where = `row ${index + 1}`;
+    if (row.row !== index + 1)
+      add('ledger.table.row-number', `${where} is numbered ${row.row}; rows are numbered 1..N in order`);
+    if (!ROW_STATUSES.includes(row.status)) add('ledger.table.status', `${where} has status "${row.status}"`);
+    add('ledger.table.attempts', counterProblem(`${where} attempts`, row.attempts));
+    const evidence = evidenceCellProblem(row.evidence);
+    add('ledger.table.evidence', evidence === null ? null : `${where}: ${evidence}`);
+  });
+  ledger.decisions.forEach((decision, index) => {
+    const problem = decisionLineProblem(decision);
+    add('ledger.decisions.line', problem === null ? null : `decision ${index + 1}: ${problem}`);
+  });
+  return findings;
+}
+
+function slotLine(ledger: Ledger, kind: 'row' | 'decision', index: number): number {
+  const layout = asLayout(ledger.layout);
+  if (layout === null) return 0;
+  const at = layout.lines.findIndex(
+    (line) => line.slot.kind === kind && (line.slot as { index: number }).index === index,
+  );
+  return at + 1;
+}
+
+/**
+ * The deterministic ledger checks of §1.9, beyond the syntax {@link parseLedger} enforces: every
+ * value writable; `done` and `failed` rows carry evidence; every decision line that starts like a
+ * known kind matches its grammar (lines of no known kind are legacy history and fine). With the
+ * spec: one row per spec AC row, and `cut` rows exactly where the spec's disposition is
+ * `deviates:`, `deferred:` or `elsewhere:`, with the disposition text as evidence.
+ *
+ * @param ledger a parsed or built ledger.
+ * @param spec the parsed spec, when the caller has read it (at seed, restore and amendments).
+ * @returns findings with the ledger line when the ledger has a layout, else line 0.
+ */
+export function checkLedger(ledger: Ledger, spec?: Spec): Finding[] {
+  const findings = ledgerValueFindings(ledger);
+  ledger.rows.forEach((row, index) => {
+    if ((row.status === 'done' || row.status === 'failed') && row.evidence === '')
+      findings.push(
+        finding(
+          'ledger.check.evidence-empty',
+          slotLine(ledger, 'row', index),
+          `row ${row.row} is ${row.status} but its evidence cell is empty`,
+        ),
+      );
+  });
+  ledger.decisions.forEach((line, index) => {
+    const problem = decisionProblem(line);
+    if (problem !== null)
+      findings.push(
+        finding(
+          'ledger.check.decision-malformed',
+          slotLine(ledger, 'decision', index),
+          `"${preview(line)}": ${problem}`,
+        ),
+      );
+  });
+  if (spec !== undefined) {
+    if (ledger.rows.length !== spec.rows.length)
+      findings.push(
+        finding(
+          'ledger.check.row-count',
+          0,
+          `the ledger has ${ledger.rows.length} rows but the spec has ${spec.rows.length} acceptance criteria`,
+        ),
+      );
+    const shared = Math.min(ledger.rows.length, spec.rows.length);
+    for (let index = 0; index < shared; index++) {
+      const row = ledger.rows[index] as LedgerRow;
+      const { disposition } = spec.rows[index] as Spec['rows'][number];
+      const line = slotLine(ledger, 'row', index);
+      const cut = isCutDisposition(disposition);
+      if (cut && row.status !== 'cut') {
+        findings.push(
+          finding(
+            'ledger.check.cut-mismatch',
+            line,
+            `row ${row.row} is ${row.status} but the spec disposes it as "${preview(disposition.text)}" (a cut row)`,
+          ),
+        );
+      } else if (!cut && row.status === 'cut') {
+        findings.push(
+          finding(
+            'ledger.check.cut-mismatch',
+            line,
+            `row ${row.row} is cut but the spec keeps it ${disposition.kind === 'venue' ? 'in scope (venue:)' : 'in scope'}`,
+          ),
+        );
+      } else if (
+        cut &&
+        unescapeEvidence(row.evidence) !== unescapeEvidence(dispositionEvidence(disposition))
+      ) {
+        findings.push(
+          finding(
+            'ledger.check.cut-evidence',
+            line,
+            `cut row ${row.row} must carry its disposition text "${preview(disposition.text)}" as evidence`,
+          ),
+        );
+      }
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,451 @@
+/**
+ * The parent's ledger edits: repairs after a validation miss or an interrupted return (§3.11,
+ * §3.12, §3.14 step 4), the verification repair markers (§3.18) and the edits that answer a
+ * human stop (retry, `rows +N`, escalation, cut, re-bound; §3.16, §3.17).
+ *
+ * Every function is pure and returns the ledger to write plus the commit subject and body to
+ * commit it with. Invariants, checked by property tests: no edit lowers any row's attempts or
+ * the iterations, and only `rows +N` changes the allowance (upwards). Repairs restore from the
+ * saved pre-dispatch copy and clear the pending tuple; human-choice edits never clear it.
+ */
+import { LoopchartError } from '../common/errors.js';
+import type { ActionRecord, Ledger, LedgerRow, PendingTuple } from './types.js';
+import {
+  EVIDENCE_RESULT_LINES,
+  formatPendingLine,
+  type InterruptedReason,
+  oneLine,
+  recordKey,
+} from './validate.js';
+
+/** A ledger edit ready to commit: write `ledger`, then commit it as `subject` with `body`. */
+export interface LedgerEdit {
+  readonly ledger: Ledger;
+  readonly subject: string;
+  /** Commit body (the lines after the subject and its blank line); may be empty. */
+  readonly body: string;
+}
+
+/** Codes of {@link LedgerEditError}. */
+export type LedgerEditErrorCode =
+  | 'ledger-edit.target'
+  | 'ledger-edit.row'
+  | 'ledger-edit.amount'
+  | 'ledger-edit.text'
+  | 'ledger-edit.escalated';
+
+/**
+ * An edit that the protocol does not allow on this ledger: a repair for the wrong kind of target,
+ * a row that does not exist or is in the wrong status, a non-positive allowance raise, text that
+ * would break a ledger cell, or a second escalation of the same row.
+ */
+export class LedgerEditError extends LoopchartError {
+  declare readonly code: LedgerEditErrorCode;
+
+  /**
+   * @param code what is wrong
+   * @param message one sentence naming the value and what was expected
+   */
+  constructor(code: LedgerEditErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+/** Input of the row and seed repairs: the dispatch being repaired. */
+export interface RepairInput {
+  /** The ledger saved before the iterations bump and tuple write. Its `iterations` is the pre-bump `i`. */
+  readonly saved: Ledger;
+  /** The dispatched tuple (written in the body so a resume can match the repair to its dispatch). */
+  readonly pending: PendingTuple;
+  /** Action records retained for this dispatch; copied into the body (and, for rows, the evidence). */
+  readonly actionRecords?: readonly ActionRecord[];
+}
+
+/**
+ * Ordinary-miss repair (§3.12): restore every non-target row, the headers and the prior decisions
+ * from the saved copy (which drops every decision the child appended, malformed ones included),
+ * keep the consumed iterations, clear `pending:` and set the target `failed` with attempts + 1 and
+ * evidence `iteration <i>: <miss>` followed by retained action records within the result-line bound.
+ *
+ * @param input the saved ledger, the dispatched tuple (numbered target) and retained action records
+ * @param miss the concrete miss from {@link validateReturn}
+ * @returns the repaired ledger, subject `loop: repair row <n>`, and a body with the tuple, the
+ *   consumed iteration, `row <n> miss: <miss>` and every retained action record
+ * @throws LedgerEditError when the tuple's target is not an open or failed row of the saved ledger
+ */
+export function ordinaryMissRepair(input: RepairInput & { readonly miss: string }): LedgerEdit {
+  const miss = oneLine(input.miss);
+  return rowRepair(input, `iteration ${input.saved.iterations}: ${miss}`, `miss: ${miss}`);
+}
+
+/**
+ * Interrupted repair of a numbered target (§3.14 step 4): like the ordinary repair, with evidence
+ * `iteration <i>: interrupted - <reason>`. Run it only after provenance, jobs and reset (steps 1-3).
+ *
+ * @param input the saved ledger, the dispatched tuple (numbered target) and retained action records
+ * @param reason the interrupted reason from {@link checkReturnBoundary}
+ * @returns the repaired ledger, subject `loop: repair row <n>`, and a body with the tuple, the
+ *   consumed iteration, `row <n> interrupted: <reason>` and every retained action record
+ * @throws LedgerEditError when the tuple's target is not an open or failed row of the saved ledger
+ */
+export function interruptedRowRepair(
+  input: RepairInput & { readonly reason: InterruptedReason },
+): LedgerEdit {
+  const reason = oneLine(input.reason);
+  return rowRepair(
+    input,
+    `iteration ${input.saved.iterations}: interrupted - ${reason}`,
+    `interrupted: ${reason}`,
+  );
+}
+
+/**
+ * Seed repair after a seed miss (§3.11): every row, header and decision comes back from the saved
+ * copy (cut rows included, so they are preserved), iterations stay consumed and `pending:` is
+ * cleared. No row or decision changes; the miss lives in the body as `seed miss: <miss>`.
+ *
+ * @param input the saved ledger, the dispatched seed tuple and retained action records
+ * @param miss the concrete seed miss from {@link validateReturn}
+ * @returns the restored ledger, subject `loop: repair seed`, and a body with the tuple, the consumed
+ *   iteration, `seed miss: <miss>` and every retained action record
+ * @throws LedgerEditError when the tuple's target is not `seed`
+ */
+export function seedMissRepair(input: RepairInput & { readonly miss: string }): LedgerEdit {
+  return seedRepair(input, `seed miss: ${oneLine(input.miss)}`);
+}
+
+/**
+ * Interrupted seed repair (§3.14 step 4): rows and decisions unchanged, iterations consumed,
+ * `pending:` cleared, `seed interrupted: <reason>` in the body. Counts as one seed repair.
+ *
+ * @param input the saved ledger, the dispatched seed tuple and retained action records
+ * @param reason the interrupted reason from {@link checkReturnBoundary}
+ * @returns the restored ledger, subject `loop: repair seed` and its body
+ * @throws LedgerEditError when the tuple's target is not `seed`
+ */
+export function interruptedSeedRepair(
+  input: RepairInput & { readonly reason: InterruptedReason },
+): LedgerEdit {
+  return seedRepair(input, `seed interrupted: ${oneLine(input.reason)}`);
+}
+
+/**
+ * The marker after an admitted verification repair (§3.18 step 1): the child's commit kept the
+ * bumped ledger with `pending: verify …`; the marker only removes that line.
+ *
+ * @param ledger the ledger at HEAD after the admitted repair commit, still carrying the verify tuple
+ * @param childSha the admitted repair commit
+ * @param actionRecords the records after tuple/iteration in the child's commit body
+ * @returns the ledger without `pending:`, subject `loop: repair verification`, and a body with the
+ *   tuple, the consumed iteration, `admitted: <childSha>` and the action records
+ * @throws LedgerEditError when the ledger carries no `pending: verify` tuple
+ */
+export function verificationRepairMarker(
+  ledger: Ledger,
+  childSha: string,
+  actionRecords: readonly ActionRecord[] = [],
+): LedgerEdit {
+  const pending = ledger.pending;
+  if (pending === null || pending.target !== 'verify')
+    throw new LedgerEditError(
+      'ledger-edit.target',
+      'a verification repair marker needs a pending: verify tuple',
+    );
+  return {
+    ledger: { ...ledger, pending: null },
+    subject: 'loop: repair verification',
+    body: bodyOf([
+      formatPendingLine(pending),
+      `iteration: ${ledger.iterations}`,
+      `admitted: ${oneLine(childSha)}`,
+      ...recordLines(actionRecords),
+    ]),
+  };
+}
+
+/**
+ * The empty marker after an interrupted or invalid verification repair (§3.18 step 1): the saved
+ * row cells stay, the iteration stays consumed and `pending:` is cleared; no repair code.
+ *
+ * @param input the home ledger saved before the bump, the verify tuple and retained action records
+ * @param reason why the repair was not admitted (an interrupted reason or a short miss)
+ * @returns the ledger, subject `loop: repair verification`, and a body with the tuple, the consumed
+ *   iteration, `verification interrupted: <reason>` and the action records
+ * @throws LedgerEditError when the tuple's target is not `verify`
+ */
+export function emptyVerificationMarker(input: RepairInput & { readonly reason: string }): LedgerEdit {
+  if (input.pending.target !== 'verify')
+    throw new LedgerEditError('ledger-edit.target', 'an empty verification marker needs a verify tuple');
+  return {
+    ledger: consumed(input.saved),
+    subject: 'loop: repair verification',
+    body: bodyOf([
+      formatPendingLine(input.pending),
+      `iteration: ${input.saved.iterations + 1}`,
+      `verification interrupted: ${oneLine(input.reason)}`,
+      ...recordLines(input.actionRecords ?? []),
+    ]),
+  };
+}
+
+/**
+ * Human retry (`retry <n> | <hint>`, A6/A9): append `row <n> retry | <hint> | allowed attempts <m>`
+ * with `m` the row's effective allowance after this retry, commit `loop: retry row <n>`. The tuple,
+ * attempts, iterations and allowance are untouched.
+ *
+ * @param ledger the ledger at HEAD
+ * @param row an open or failed row
+ * @param hint the human's hint: one line, non-empty, without `|`
+ * @returns the edit
+ * @throws LedgerEditError for an unknown or resolved row, or an unusable hint
+ */
+export function retryEdit(ledger: Ledger, row: number, hint: string): LedgerEdit {
+  unresolvedRow(ledger, row, 'retry');
+  const text = cellText(hint, 'retry hint', false);
+  const line = `row ${row} retry | ${text} | allowed attempts ${effectiveAllowanceOf(ledger, row) + 1}`;
+  return {
+    ledger: { ...ledger, decisions: [...ledger.decisions, line] },
+    subject: `loop: retry row ${row}`,
+    body: bodyOf([line]),
+  };
+}
+
+/**
+ * Raise the shared allowance (`rows +<N> [words]`, A6): `allowance:` += N, append `rows +<N> |
+ * <words>` (bare: `rows +<N> |` with an empty words cell), commit `loop: raise allowance`.
+ *
+ * @param ledger the ledger at HEAD
+ * @param amount N, a positive integer
+ * @param words the human's words: one line without `|`, may be empty
+ * @returns the edit
+ * @throws LedgerEditError for a non-positive or non-integer amount, or unusable words
+ */
+export function raiseAllowanceEdit(ledger: Ledger, amount: number, words = ''): LedgerEdit {
+  if (!Number.isSafeInteger(amount) || amount < 1)
+    throw new LedgerEditError(
+      'ledger-edit.amount',
+      `rows +N needs a positive whole N, got ${String(amount)}`,
+    );
+  const text = cellText(words, 'rows +N words', true);
+  const line = text === '' ? `rows +${amount} |` : `rows +${amount} | ${text}`;
+  return {
+    ledger: { ...ledger, allowance: ledger.allowance + amount, decisions: [...ledger.decisions, line] },
+    subject: 'loop: raise allowance',
+    body: bodyOf([line, `allowance: ${ledger.allowance} -> ${ledger.allowance + amount}`]),
+  };
+}
+
+/**
+ * Record a row's escalated round (§3.7, A5): append `row <n> escalated | implModel round | allowed
+ * attempts <effective allowance>`, commit `loop: escalate row <n>`. At most once per row.
+ *
+ * @param ledger the ledger at HEAD
+ * @param row an open or failed row without a durable escalation decision
+ * @param implModel the resolved model, recorded in the body when given
+ * @returns the edit
+ * @throws LedgerEditError for an unknown or resolved row, or a row already escalated
+ */
+export function escalationEdit(ledger: Ledger, row: number, implModel?: string): LedgerEdit {
+  unresolvedRow(ledger, row, 'escalate');
+  if (ledger.decisions.some((line) => line.startsWith(`row ${row} escalated |`)))
+    throw new LedgerEditError('ledger-edit.escalated', `row ${row} has already spent its escalated round`);
+  const line = `row ${row} escalated | implModel round | allowed attempts ${effectiveAllowanceOf(ledger, row)}`;
+  return {
+    ledger: { ...ledger, decisions: [...ledger.decisions, line] },
+    subject: `loop: escalate row ${row}`,
+    body: bodyOf([line, ...(implModel === undefined ? [] : [`implModel: ${oneLine(implModel)}`])]),
+  };
+}
+
+/** The spec dispositions that cut a row (§1.3). */
+const CUT_DISPOSITION = /^(deviates|deferred|elsewhere): \S/;
+
+/**
+ * Cut a row by an approved disposition amendment (§3.17, M3): the row becomes `cut` with the
+ * disposition text as evidence; attempts, iterations, allowance, decisions and the tuple stay.
+ * Commit `loop: cut row <n>` together with the spec edit (the spec is not this function's).
+ *
+ * @param ledger the ledger at HEAD
+ * @param row a row that is not cut yet
+ * @param disposition `deviates: <why>`, `deferred: <where>` or `elsewhere: <repo>`, one line
+ * @param grant the granting sentence when a standing grant applied the cut (recorded in the body)
+ * @returns the edit
+ * @throws LedgerEditError for an unknown or already cut row, or a disposition that does not cut
+ */
+export function cutRowEdit(ledger: Ledger, row: number, disposition: string, grant?: string): LedgerEdit {
+  const current = rowOf(ledger, row);
+  if (current.status === 'cut') throw new LedgerEditError('ledger-edit.row', `row ${row} is already cut`);
+  const text = disposition.trim();
+  if (/[\r\n]/.test(text) || !CUT_DISPOSITION.test(text))
+    throw new LedgerEditError(
+      'ledger-edit.text',
+      'a cut needs one disposition line: deviates: <why>, deferred: <where> or elsewhere: <repo>',
+    );
+  const evidence = text.replace(/(?<!\\)\|/g, '\\|');
+  return {
+    ledger: withRow(ledger, { ...current, status: 'cut', evidence }),
+    subject: `loop: cut row ${row}`,
+    body: bodyOf([
+      `cut row ${row}: ${evidence}`,
+      ...(grant === undefined ? [] : ['granted', `"${oneLine(grant)}"`]),
+    ]),
+  };
+}
+
+/** Evidence of a done row re-bounded by an amendment (§3.17). */
+export const REOPENED_EVIDENCE = 'reopened by amendment';
+
+/**
+ * Re-bound a done row by an approved amendment (§3.17): `done` → `open` with evidence `reopened by
+ * amendment`; attempts, iterations, allowance, decisions and the tuple stay. Commit `loop: amend`.
+ *
+ * @param ledger the ledger at HEAD
+ * @param row a done row
+ * @param what one sentence describing the amendment, recorded in the body
+ * @returns the edit
+ * @throws LedgerEditError for an unknown row or a row that is not done
+ */
+export function reopenRowEdit(ledger: Ledger, row: number, what = ''): LedgerEdit {
+  const current = rowOf(ledger, row);
+  if (current.status !== 'done')
+    throw new LedgerEditError(
+      'ledger-edit.row',
+      `only a done row can be reopened; row ${row} is ${current.status}`,
+    );
+  return {
+    ledger: withRow(ledger, { ...current, status: 'open', evidence: REOPENED_EVIDENCE }),
+    subject: 'loop: amend',
+    body: bodyOf([`reopened row ${row} by amendment`, ...(what.trim() === '' ? [] : [oneLine(what)])]),
+  };
+}
+
+/**
+ * A requirement-preserving amendment (§3.17, M1): the rows stay as they are; the commit `loop:
+ * amend` carries the spec edit and restarts every row's windows.
+ *
+ * @param ledger the ledger at HEAD
+ * @param what one sentence describing the amendment, recorded in the body
+ * @returns the edit (the ledger is unchanged)
+ */
+export function preservingAmendEdit(ledger: Ledger, what: string): LedgerEdit {
+  return { ledger, subject: 'loop: amend', body: bodyOf([oneLine(what)]) };
+}
+
+function rowRepair(input: RepairInput, evidenceHead: string, bodyReason: string): LedgerEdit {
+  const { saved, pending } = input;
+  const target = pending.target;
+  if (typeof target !== 'number')
+    throw new LedgerEditError('ledger-edit.target', `a row repair needs a numbered target, got ${target}`);
+  const before = unresolvedRow(saved, target, 'repair');
+  const records = input.actionRecords ?? [];
+  const evidence = [evidenceHead, ...evidenceRecords(records)].join('; ');
+  const row: LedgerRow = { ...before, status: 'failed', attempts: before.attempts + 1, evidence };
+  return {
+    ledger: withRow(consumed(saved), row),
+    subject: `loop: repair row ${target}`,
+    body: bodyOf([
+      formatPendingLine(pending),
+      `iteration: ${saved.iterations + 1}`,
+      `row ${target} ${bodyReason}`,
+      ...recordLines(records),
+    ]),
+  };
+}
+
+function seedRepair(input: RepairInput, reasonLine: string): LedgerEdit {
+  if (input.pending.target !== 'seed')
+    throw new LedgerEditError(
+      'ledger-edit.target',
+      `a seed repair needs the seed target, got ${input.pending.target}`,
+    );
+  return {
+    ledger: consumed(input.saved),
+    subject: 'loop: repair seed',
+    body: bodyOf([
+      formatPendingLine(input.pending),
+      `iteration: ${input.saved.iterations + 1}`,
+      reasonLine,
+      ...recordLines(input.actionRecords ?? []),
+    ]),
+  };
+}
+
+/** The saved ledger with the consumed iteration and no tuple. */
+function consumed(saved: Ledger): Ledger {
+  return { ...saved, iterations: saved.iterations + 1, pending: null };
+}
+
+function rowOf(ledger: Ledger, row: number): LedgerRow {
+  const found = ledger.rows.find((r) => r.row === row);
+  if (found === undefined) throw new LedgerEditError('ledger-edit.row', `the ledger has no row ${row}`);
+  return found;
+}
+
+function unresolvedRow(ledger: Ledger, row: number, what: string): LedgerRow {
+  const found = rowOf(ledger, row);
+  if (found.status !== 'open' && found.status !== 'failed')
+    throw new LedgerEditError('ledger-edit.row', `cannot ${what} row ${row}: it is ${found.status}`);
+  return found;
+}
+
+function withRow(ledger: Ledger, row: LedgerRow): Ledger {
+  return { ...ledger, rows: ledger.rows.map((r) => (r.row === row.row ? row : r)) };
+}
+
+function cellText(text: string, name: string, allowEmpty: boolean): string {
+  const trimmed = text.trim();
+  if (/[\r\n]/.test(trimmed)) throw new LedgerEditError('ledger-edit.text', `the ${name} must be one line`);
+  if (trimmed.includes('|'))
+    throw new LedgerEditError(
+      'ledger-edit.text',
+      `the ${name} may not contain "|" (it separates decision cells)`,
+    );
+  if (!allowEmpty && trimmed === '') throw new LedgerEditError('ledger-edit.text', `the ${name} is empty`);
+  return trimmed;
+}
+
+function bodyOf(lines: readonly string[]): string {
+  return lines.join('\n');
+}
+
+/** Every retained record once (identical copies are one spend), in the order first seen. */
+function uniqueRecords(records: readonly ActionRecord[]): ActionRecord[] {
+  const seen = new Set<string>();
+  return records.filter((record) => {
+    const key = recordKey(record);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function recordLines(records: readonly ActionRecord[]): string[] {
+  return uniqueRecords(records).map((record) => oneLine(record.text));
+}
+
+/**
+ * The records that fit the evidence cell after the reason: per action the highest recorded k
+ * (a `bound spent` record wins a tie), at most three, in the order the actions were first seen.
+ */
+function evidenceRecords(records: readonly ActionRecord[]): string[] {
+  const best = new Map<string, ActionRecord>();
+  for (const record of uniqueRecords(records)) {
+    const current = best.get(record.action);
+    if (
+      current === undefined ||
+      record.k > current.k ||
+      (record.k === current.k && record.kind === 'bound-spent' && current.kind === 'ran')
+    )
+      best.set(record.action, record);
+  }
+  return [...best.values()].slice(0, EVIDENCE_RESULT_LINES).map((record) => oneLine(record.text));
+}
+
+/**
+ * Effective allowance of a row: `allowance:` plus one per `row <n> retry | … | allowed attempts <m>`
+ * line (§3.5). TODO(allowance): use effectiveAllowance from allowance.ts once it lands.
+ */
+function effectiveAllowanceOf(ledger: Ledger, row: number): number {
+  const retry = new RegExp(`^row ${row} retry \\| .* \\| allowed attempts \\d+$`);
+  return ledger.allowance + ledger.decisions.filter((line) => retry.test(line)).length;
+}

@@ -5,12 +5,13 @@ export type RepairPhaseErrorCode =
   | 'repair-phase.no-rounds'
   | 'repair-phase.repair-rounds-invalid'
   | 'repair-phase.risky-surface-invalid'
-  | 'repair-phase.already-stopped';
+  | 'repair-phase.already-stopped'
+  | 'repair-phase.budget-remaining';
 
 /**
  * Invalid arguments to the repair phase: no validation rounds, a `repairRounds` that is not a
- * non-negative integer, a `riskySurface` that is not a boolean, or a round offered to a phase
- * that has already stopped. Malformed rounds throw `RoundShapeError` instead.
+ * non-negative integer, a `riskySurface` that is not a boolean, a round offered to a phase
+ * that has already stopped, or a budget stop while budget remains. Malformed rounds throw `RoundShapeError` instead.
  */
 export class RepairPhaseError extends InputError {
   declare readonly code: RepairPhaseErrorCode;

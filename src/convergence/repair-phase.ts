@@ -131,9 +131,7 @@ export function admitRound(state: RepairPhaseState, round: unknown): RepairPhase
       `the repair phase already stopped (${state.stopReason}); no further round is admitted`,
     );
   }
-  if (!withinRepairBudget(state.roundsUsed, state.repairRounds)) {
-    return { ...state, stopReason: 'repair_budget_exhausted' };
-  }
+  if (!withinRepairBudget(state.roundsUsed, state.repairRounds)) return exhaustRepairBudget(state);
   const previous = state.current;
   const current = normalizeRound(round);
   const roundsUsed = state.roundsUsed + 1;
@@ -149,6 +147,32 @@ export function admitRound(state: RepairPhaseState, round: unknown): RepairPhase
     ...spent,
     closedIds: [...state.closedIds, ...resolvedIds(previous, current)],
   });
+}
+
+/**
+ * Stops a running phase whose budget is spent with `repair_budget_exhausted` (condition 1). This
+ * is what {@link admitRound} does over the bound; a statechart calls it directly when its
+ * `withinRepairBudget` guard fails, instead of dispatching a repair it may not spend.
+ *
+ * @param state a running phase with `roundsUsed >= repairRounds`
+ * @returns the stopped state
+ * @throws RepairPhaseError `repair-phase.already-stopped` when `state` has stopped, or
+ *   `repair-phase.budget-remaining` when a repair round may still be spent
+ */
+export function exhaustRepairBudget(state: RepairPhaseState): RepairPhaseState {
+  if (state.stopReason !== null) {
+    throw new RepairPhaseError(
+      'repair-phase.already-stopped',
+      `the repair phase already stopped (${state.stopReason}); no further round is admitted`,
+    );
+  }
+  if (withinRepairBudget(state.roundsUsed, state.repairRounds)) {
+    throw new RepairPhaseError(
+      'repair-phase.budget-remaining',
+      `${state.repairRounds - state.roundsUsed} of ${state.repairRounds} repair rounds remain; the budget is not spent`,
+    );
+  }
+  return { ...state, stopReason: 'repair_budget_exhausted' };
 }
 
 /**

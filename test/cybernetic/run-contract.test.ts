@@ -31,7 +31,7 @@ describe('the frozen run contract', () => {
       checks[1] = { name: 'weaker' };
     }).toThrow(TypeError);
     expect(() => {
-      (contract.checks[0] as { command: string[] }).command = ['true'];
+      (contract.checks[0] as unknown as { command: string[] }).command = ['true'];
     }).toThrow(TypeError);
     expect(() => {
       (contract.checks[0]?.pass as { exitCode: number }).exitCode = 1;

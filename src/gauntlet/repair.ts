@@ -9,14 +9,18 @@
  * saved pre-dispatch copy and clear the pending tuple; human-choice edits never clear it.
  */
 import { LoopchartError } from '../common/errors.js';
-import type { ActionRecord, Ledger, LedgerRow, PendingTuple } from './types.js';
+import { distinctActionRecords, formatActionRecord } from './action-records.js';
+import { formatAttribution, formatRepairReason, formatSubject, type RepairReason } from './commits.js';
 import {
-  EVIDENCE_RESULT_LINES,
-  formatPendingLine,
-  type InterruptedReason,
-  oneLine,
-  recordKey,
-} from './validate.js';
+  formatEscalatedDecision,
+  formatRaiseDecision,
+  formatRetryDecision,
+  parseDecision,
+} from './decisions.js';
+import { escapePipes, escapeSegment, MAX_RESULT_LINES } from './evidence.js';
+import { FULL_SHA } from './ledger.js';
+import type { ActionRecord, Ledger, LedgerRow, PendingTuple } from './types.js';
+import { type InterruptedReason, oneLine } from './validate.js';
 
 /** A ledger edit ready to commit: write `ledger`, then commit it as `subject` with `body`. */
 export interface LedgerEdit {
@@ -70,12 +74,13 @@ export interface RepairInput {
  * @param input the saved ledger, the dispatched tuple (numbered target) and retained action records
  * @param miss the concrete miss from {@link validateReturn}
  * @returns the repaired ledger, subject `loop: repair row <n>`, and a body with the tuple, the
- *   consumed iteration, `row <n> miss: <miss>` and every retained action record
- * @throws LedgerEditError when the tuple's target is not an open or failed row of the saved ledger
+ *   consumed iteration, `miss: <miss>` and every retained action record
+ * @throws LedgerEditError when the tuple's target is not an open or failed row of the saved
+ *   ledger, or the miss is blank
  */
 export function ordinaryMissRepair(input: RepairInput & { readonly miss: string }): LedgerEdit {
-  const miss = oneLine(input.miss);
-  return rowRepair(input, `iteration ${input.saved.iterations}: ${miss}`, `miss: ${miss}`);
+  const miss = reasonText(input.miss, 'miss');
+  return rowRepair(input, `iteration ${input.saved.iterations}: ${miss}`, { kind: 'miss', text: miss });
 }
 
 /**
@@ -85,18 +90,17 @@ export function ordinaryMissRepair(input: RepairInput & { readonly miss: string 
  * @param input the saved ledger, the dispatched tuple (numbered target) and retained action records
  * @param reason the interrupted reason from {@link checkReturnBoundary}
  * @returns the repaired ledger, subject `loop: repair row <n>`, and a body with the tuple, the
- *   consumed iteration, `row <n> interrupted: <reason>` and every retained action record
+ *   consumed iteration, `interrupted: <reason>` and every retained action record
  * @throws LedgerEditError when the tuple's target is not an open or failed row of the saved ledger
  */
 export function interruptedRowRepair(
   input: RepairInput & { readonly reason: InterruptedReason },
 ): LedgerEdit {
-  const reason = oneLine(input.reason);
-  return rowRepair(
-    input,
-    `iteration ${input.saved.iterations}: interrupted - ${reason}`,
-    `interrupted: ${reason}`,
-  );
+  const reason = reasonText(input.reason, 'interrupted reason');
+  return rowRepair(input, `iteration ${input.saved.iterations}: interrupted - ${reason}`, {
+    kind: 'interrupted',
+    text: reason,
+  });
 }
 
 /**
@@ -108,10 +112,10 @@ export function interruptedRowRepair(
  * @param miss the concrete seed miss from {@link validateReturn}
  * @returns the restored ledger, subject `loop: repair seed`, and a body with the tuple, the consumed
  *   iteration, `seed miss: <miss>` and every retained action record
- * @throws LedgerEditError when the tuple's target is not `seed`
+ * @throws LedgerEditError when the tuple's target is not `seed`, or the miss is blank
  */
 export function seedMissRepair(input: RepairInput & { readonly miss: string }): LedgerEdit {
-  return seedRepair(input, `seed miss: ${oneLine(input.miss)}`);
+  return seedRepair(input, { kind: 'seed-miss', text: reasonText(input.miss, 'miss') });
 }
 
 /**
@@ -126,7 +130,10 @@ export function seedMissRepair(input: RepairInput & { readonly miss: string }): 
 export function interruptedSeedRepair(
   input: RepairInput & { readonly reason: InterruptedReason },
 ): LedgerEdit {
-  return seedRepair(input, `seed interrupted: ${oneLine(input.reason)}`);
+  return seedRepair(input, {
+    kind: 'seed-interrupted',
+    text: reasonText(input.reason, 'interrupted reason'),
+  });
 }
 
 /**
@@ -134,11 +141,12 @@ export function interruptedSeedRepair(
  * bumped ledger with `pending: verify …`; the marker only removes that line.
  *
  * @param ledger the ledger at HEAD after the admitted repair commit, still carrying the verify tuple
- * @param childSha the admitted repair commit
+ * @param childSha the admitted repair commit, a full SHA
  * @param actionRecords the records after tuple/iteration in the child's commit body
  * @returns the ledger without `pending:`, subject `loop: repair verification`, and a body with the
  *   tuple, the consumed iteration, `admitted: <childSha>` and the action records
- * @throws LedgerEditError when the ledger carries no `pending: verify` tuple
+ * @throws LedgerEditError when the ledger carries no `pending: verify` tuple or no bumped count, or
+ *   the SHA is not full
  */
 export function verificationRepairMarker(
   ledger: Ledger,
@@ -151,15 +159,20 @@ export function verificationRepairMarker(
       'ledger-edit.target',
       'a verification repair marker needs a pending: verify tuple',
     );
+  if (ledger.iterations < 1)
+    throw new LedgerEditError(
+      'ledger-edit.target',
+      'a verification repair marker needs the bumped iterations count',
+    );
+  if (!FULL_SHA.test(childSha))
+    throw new LedgerEditError(
+      'ledger-edit.text',
+      `the admitted child "${childSha}" is not a full lowercase SHA`,
+    );
   return {
     ledger: { ...ledger, pending: null },
-    subject: 'loop: repair verification',
-    body: bodyOf([
-      formatPendingLine(pending),
-      `iteration: ${ledger.iterations}`,
-      `admitted: ${oneLine(childSha)}`,
-      ...recordLines(actionRecords),
-    ]),
+    subject: formatSubject({ kind: 'repair-verification' }),
+    body: repairBody(pending, ledger.iterations, { kind: 'admitted', child: childSha }, actionRecords),
   };
 }
 
@@ -170,21 +183,17 @@ export function verificationRepairMarker(
  * @param input the home ledger saved before the bump, the verify tuple and retained action records
  * @param reason why the repair was not admitted (an interrupted reason or a short miss)
  * @returns the ledger, subject `loop: repair verification`, and a body with the tuple, the consumed
- *   iteration, `verification interrupted: <reason>` and the action records
- * @throws LedgerEditError when the tuple's target is not `verify`
+ *   iteration, `interrupted: <reason>` and the action records
+ * @throws LedgerEditError when the tuple's target is not `verify`, or the reason is blank
  */
 export function emptyVerificationMarker(input: RepairInput & { readonly reason: string }): LedgerEdit {
   if (input.pending.target !== 'verify')
     throw new LedgerEditError('ledger-edit.target', 'an empty verification marker needs a verify tuple');
+  const reason: RepairReason = { kind: 'interrupted', text: reasonText(input.reason, 'interrupted reason') };
   return {
     ledger: consumed(input.saved),
-    subject: 'loop: repair verification',
-    body: bodyOf([
-      formatPendingLine(input.pending),
-      `iteration: ${input.saved.iterations + 1}`,
-      `verification interrupted: ${oneLine(input.reason)}`,
-      ...recordLines(input.actionRecords ?? []),
-    ]),
+    subject: formatSubject({ kind: 'repair-verification' }),
+    body: repairBody(input.pending, input.saved.iterations + 1, reason, input.actionRecords ?? []),
   };
 }
 
@@ -202,11 +211,11 @@ export function emptyVerificationMarker(input: RepairInput & { readonly reason: 
 export function retryEdit(ledger: Ledger, row: number, hint: string): LedgerEdit {
   unresolvedRow(ledger, row, 'retry');
   const text = cellText(hint, 'retry hint', false);
-  const line = `row ${row} retry | ${text} | allowed attempts ${effectiveAllowanceOf(ledger, row) + 1}`;
+  const line = formatRetryDecision(row, text, effectiveAllowanceOf(ledger, row) + 1);
   return {
     ledger: { ...ledger, decisions: [...ledger.decisions, line] },
-    subject: `loop: retry row ${row}`,
-    body: bodyOf([line]),
+    subject: formatSubject({ kind: 'retry-row', row }),
+    body: line,
   };
 }
 
@@ -221,17 +230,16 @@ export function retryEdit(ledger: Ledger, row: number, hint: string): LedgerEdit
  * @throws LedgerEditError for a non-positive or non-integer amount, or unusable words
  */
 export function raiseAllowanceEdit(ledger: Ledger, amount: number, words = ''): LedgerEdit {
-  if (!Number.isSafeInteger(amount) || amount < 1)
+  if (!Number.isSafeInteger(amount) || amount < 1 || !Number.isSafeInteger(ledger.allowance + amount))
     throw new LedgerEditError(
       'ledger-edit.amount',
       `rows +N needs a positive whole N, got ${String(amount)}`,
     );
-  const text = cellText(words, 'rows +N words', true);
-  const line = text === '' ? `rows +${amount} |` : `rows +${amount} | ${text}`;
+  const line = formatRaiseDecision(amount, cellText(words, 'rows +N words', true));
   return {
     ledger: { ...ledger, allowance: ledger.allowance + amount, decisions: [...ledger.decisions, line] },
-    subject: 'loop: raise allowance',
-    body: bodyOf([line, `allowance: ${ledger.allowance} -> ${ledger.allowance + amount}`]),
+    subject: formatSubject({ kind: 'raise-allowance' }),
+    body: `${line}\nallowance: ${ledger.allowance} -> ${ledger.allowance + amount}`,
   };
 }
 
@@ -247,17 +255,17 @@ export function raiseAllowanceEdit(ledger: Ledger, amount: number, words = ''): 
  */
 export function escalationEdit(ledger: Ledger, row: number, implModel?: string): LedgerEdit {
   unresolvedRow(ledger, row, 'escalate');
-  if (ledger.decisions.some((line) => line.startsWith(`row ${row} escalated |`)))
+  if (escalationSpent(ledger, row))
     throw new LedgerEditError('ledger-edit.escalated', `row ${row} has already spent its escalated round`);
-  const line = `row ${row} escalated | implModel round | allowed attempts ${effectiveAllowanceOf(ledger, row)}`;
+  const line = formatEscalatedDecision(row, effectiveAllowanceOf(ledger, row));
   return {
     ledger: { ...ledger, decisions: [...ledger.decisions, line] },
-    subject: `loop: escalate row ${row}`,
-    body: bodyOf([line, ...(implModel === undefined ? [] : [`implModel: ${oneLine(implModel)}`])]),
+    subject: formatSubject({ kind: 'escalate-row', row }),
+    body: implModel === undefined ? line : `${line}\nimplModel: ${oneLine(implModel)}`,
   };
 }
 
-/** The spec dispositions that cut a row (§1.3). */
+/** The spec dispositions that cut a row (§1.3). TODO(formats): use spec.ts's disposition parser once exported. */
 const CUT_DISPOSITION = /^(deviates|deferred|elsewhere): \S/;
 
 /**
@@ -281,14 +289,12 @@ export function cutRowEdit(ledger: Ledger, row: number, disposition: string, gra
       'ledger-edit.text',
       'a cut needs one disposition line: deviates: <why>, deferred: <where> or elsewhere: <repo>',
     );
-  const evidence = text.replace(/(?<!\\)\|/g, '\\|');
+  const evidence = escapePipes(text);
+  const granted = grant === undefined ? [] : ['granted', `"${oneLine(grant)}"`];
   return {
     ledger: withRow(ledger, { ...current, status: 'cut', evidence }),
-    subject: `loop: cut row ${row}`,
-    body: bodyOf([
-      `cut row ${row}: ${evidence}`,
-      ...(grant === undefined ? [] : ['granted', `"${oneLine(grant)}"`]),
-    ]),
+    subject: formatSubject({ kind: 'cut-row', row }),
+    body: [`cut row ${row}: ${evidence}`, ...granted].join('\n'),
   };
 }
 
@@ -312,10 +318,11 @@ export function reopenRowEdit(ledger: Ledger, row: number, what = ''): LedgerEdi
       'ledger-edit.row',
       `only a done row can be reopened; row ${row} is ${current.status}`,
     );
+  const note = what.trim() === '' ? '' : `\n${oneLine(what)}`;
   return {
     ledger: withRow(ledger, { ...current, status: 'open', evidence: REOPENED_EVIDENCE }),
-    subject: 'loop: amend',
-    body: bodyOf([`reopened row ${row} by amendment`, ...(what.trim() === '' ? [] : [oneLine(what)])]),
+    subject: formatSubject({ kind: 'amend' }),
+    body: `reopened row ${row} by amendment${note}`,
   };
 }
 
@@ -328,31 +335,26 @@ export function reopenRowEdit(ledger: Ledger, row: number, what = ''): LedgerEdi
  * @returns the edit (the ledger is unchanged)
  */
 export function preservingAmendEdit(ledger: Ledger, what: string): LedgerEdit {
-  return { ledger, subject: 'loop: amend', body: bodyOf([oneLine(what)]) };
+  return { ledger, subject: formatSubject({ kind: 'amend' }), body: oneLine(what) };
 }
 
-function rowRepair(input: RepairInput, evidenceHead: string, bodyReason: string): LedgerEdit {
+function rowRepair(input: RepairInput, evidenceHead: string, reason: RepairReason): LedgerEdit {
   const { saved, pending } = input;
   const target = pending.target;
   if (typeof target !== 'number')
     throw new LedgerEditError('ledger-edit.target', `a row repair needs a numbered target, got ${target}`);
   const before = unresolvedRow(saved, target, 'repair');
   const records = input.actionRecords ?? [];
-  const evidence = [evidenceHead, ...evidenceRecords(records)].join('; ');
+  const evidence = [evidenceHead, ...evidenceRecords(records)].map(escapeSegment).join('; ');
   const row: LedgerRow = { ...before, status: 'failed', attempts: before.attempts + 1, evidence };
   return {
     ledger: withRow(consumed(saved), row),
-    subject: `loop: repair row ${target}`,
-    body: bodyOf([
-      formatPendingLine(pending),
-      `iteration: ${saved.iterations + 1}`,
-      `row ${target} ${bodyReason}`,
-      ...recordLines(records),
-    ]),
+    subject: formatSubject({ kind: 'repair-row', row: target }),
+    body: repairBody(pending, saved.iterations + 1, reason, records),
   };
 }
 
-function seedRepair(input: RepairInput, reasonLine: string): LedgerEdit {
+function seedRepair(input: RepairInput, reason: RepairReason): LedgerEdit {
   if (input.pending.target !== 'seed')
     throw new LedgerEditError(
       'ledger-edit.target',
@@ -360,14 +362,35 @@ function seedRepair(input: RepairInput, reasonLine: string): LedgerEdit {
     );
   return {
     ledger: consumed(input.saved),
-    subject: 'loop: repair seed',
-    body: bodyOf([
-      formatPendingLine(input.pending),
-      `iteration: ${input.saved.iterations + 1}`,
-      reasonLine,
-      ...recordLines(input.actionRecords ?? []),
-    ]),
+    subject: formatSubject({ kind: 'repair-seed' }),
+    body: repairBody(input.pending, input.saved.iterations + 1, reason, input.actionRecords ?? []),
   };
+}
+
+/**
+ * The repair body: attribution lines, the reason line, then every retained record once (§3.19
+ * rule 3: the body keeps the complete accounting). Mirrors commits.ts's formatRepairBody, but
+ * never drops a record it cannot re-spell: such a record is kept as written.
+ */
+function repairBody(
+  pending: PendingTuple,
+  consumedIteration: number,
+  reason: RepairReason,
+  records: readonly ActionRecord[],
+): string {
+  return [
+    formatAttribution(pending, consumedIteration),
+    formatRepairReason(reason),
+    ...distinctActionRecords(records).map(recordText),
+  ].join('\n');
+}
+
+function recordText(record: ActionRecord): string {
+  try {
+    return formatActionRecord(record);
+  } catch {
+    return oneLine(record.text);
+  }
 }
 
 /** The saved ledger with the consumed iteration and no tuple. */
@@ -392,6 +415,12 @@ function withRow(ledger: Ledger, row: LedgerRow): Ledger {
   return { ...ledger, rows: ledger.rows.map((r) => (r.row === row.row ? row : r)) };
 }
 
+function reasonText(text: string, name: string): string {
+  const line = oneLine(text);
+  if (line === '') throw new LedgerEditError('ledger-edit.text', `the ${name} is blank`);
+  return line;
+}
+
 function cellText(text: string, name: string, allowEmpty: boolean): string {
   const trimmed = text.trim();
   if (/[\r\n]/.test(trimmed)) throw new LedgerEditError('ledger-edit.text', `the ${name} must be one line`);
@@ -404,23 +433,11 @@ function cellText(text: string, name: string, allowEmpty: boolean): string {
   return trimmed;
 }
 
-function bodyOf(lines: readonly string[]): string {
-  return lines.join('\n');
-}
-
-/** Every retained record once (identical copies are one spend), in the order first seen. */
-function uniqueRecords(records: readonly ActionRecord[]): ActionRecord[] {
-  const seen = new Set<string>();
-  return records.filter((record) => {
-    const key = recordKey(record);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
+function escalationSpent(ledger: Ledger, row: number): boolean {
+  return ledger.decisions.some((line) => {
+    const decision = parseDecision(line);
+    return decision.kind === 'escalated' && decision.row === row;
   });
-}
-
-function recordLines(records: readonly ActionRecord[]): string[] {
-  return uniqueRecords(records).map((record) => oneLine(record.text));
 }
 
 /**
@@ -429,7 +446,7 @@ function recordLines(records: readonly ActionRecord[]): string[] {
  */
 function evidenceRecords(records: readonly ActionRecord[]): string[] {
   const best = new Map<string, ActionRecord>();
-  for (const record of uniqueRecords(records)) {
+  for (const record of distinctActionRecords(records)) {
     const current = best.get(record.action);
     if (
       current === undefined ||
@@ -438,7 +455,7 @@ function evidenceRecords(records: readonly ActionRecord[]): string[] {
     )
       best.set(record.action, record);
   }
-  return [...best.values()].slice(0, EVIDENCE_RESULT_LINES).map((record) => oneLine(record.text));
+  return [...best.values()].slice(0, MAX_RESULT_LINES).map(recordText);
 }
 
 /**
@@ -446,6 +463,11 @@ function evidenceRecords(records: readonly ActionRecord[]): string[] {
  * line (§3.5). TODO(allowance): use effectiveAllowance from allowance.ts once it lands.
  */
 function effectiveAllowanceOf(ledger: Ledger, row: number): number {
-  const retry = new RegExp(`^row ${row} retry \\| .* \\| allowed attempts \\d+$`);
-  return ledger.allowance + ledger.decisions.filter((line) => retry.test(line)).length;
+  return (
+    ledger.allowance +
+    ledger.decisions.filter((line) => {
+      const decision = parseDecision(line);
+      return decision.kind === 'retry' && decision.row === row;
+    }).length
+  );
 }

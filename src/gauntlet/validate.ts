@@ -10,6 +10,11 @@
  */
 import { LoopchartError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
+import { extractActionRecords } from './action-records.js';
+import { readAttribution } from './commits.js';
+import { parseDecision } from './decisions.js';
+import { evidenceProblem } from './evidence.js';
+import { formatPending, samePending } from './ledger.js';
 import type { ActionRecord, Ledger, LedgerRow, PendingTuple } from './types.js';
 
 /** What the child process and git said at the end of a dispatch (§3.10 step 1). */
@@ -159,9 +164,6 @@ export class ReturnFactsError extends LoopchartError {
   }
 }
 
-/** At most this many result lines follow the check name in an evidence cell (§1.4). */
-export const EVIDENCE_RESULT_LINES = 3;
-
 /**
  * Step 1 of §3.10: the boundary. Returns the interrupted reason, or `null` when the return is
  * DONE, the tree is clean and exactly one commit was made. When several reasons hold, the
@@ -300,13 +302,12 @@ function checkFacts(facts: ReturnFacts): void {
 
 /** Returns why the body does not attribute the commit, or `null` when its first two lines match. */
 function checkAttribution(body: string, pending: PendingTuple, consumed: number): string | null {
-  const lines = body.split('\n').map((line) => line.replace(/\s+$/, ''));
-  const tuple = formatPendingLine(pending);
+  const { pendingLine, iterationLine } = readAttribution(body);
+  const tuple = formatPending(pending);
   const iteration = `iteration: ${consumed}`;
-  const first = lines[0] ?? '';
-  const second = lines[1] ?? '';
-  if (first !== tuple) return `commit body line 1 is "${first}", expected "${tuple}"`;
-  if (second !== iteration) return `commit body line 2 is "${second}", expected "${iteration}"`;
+  if (pendingLine !== tuple) return `commit body line 1 is "${pendingLine ?? ''}", expected "${tuple}"`;
+  if (iterationLine !== iteration)
+    return `commit body line 2 is "${iterationLine ?? ''}", expected "${iteration}"`;
   return null;
 }
 
@@ -408,8 +409,8 @@ function checkSeedTable(saved: Ledger, head: Ledger): TableVerdict {
       text: `the seed appended ${appended.lines.length} decision lines, expected exactly one row 0 line`,
     };
   const line = appended.lines[0] as string;
-  const decision = parseSeedDecisionLine(line);
-  if (decision === null)
+  const decision = parseDecision(line);
+  if (decision.kind !== 'seed')
     return {
       kind: 'miss',
       code: 'miss.seed-decision',
@@ -491,17 +492,13 @@ function extraMiss(text: string): TableVerdict {
   return { kind: 'miss', code: 'miss.extra', text };
 }
 
-/** Checks the evidence bound of a changed row: nonempty check name plus at most three result lines. */
+/**
+ * Checks the evidence bound of a changed row (§1.4): nonempty check name plus at most three
+ * nonempty result lines, one physical line, pipes escaped, no angle markup; no command format.
+ */
 function checkEvidenceBound(evidence: string, row: number): string | null {
-  if (evidence.trim() === '') return `row ${row} evidence is empty`;
-  const segments = splitEvidence(evidence);
-  if ((segments[0] ?? '') === '') return `row ${row} evidence has no check name`;
-  const results = segments.length - 1;
-  if (results > EVIDENCE_RESULT_LINES)
-    return `row ${row} evidence has ${results} result lines (at most ${EVIDENCE_RESULT_LINES} after the check name)`;
-  const empty = segments.findIndex((segment, index) => index > 0 && segment === '');
-  if (empty > 0) return `row ${row} evidence result line ${empty} is empty`;
-  return null;
+  const problem = evidenceProblem(evidence);
+  return problem === null ? null : `row ${row} ${problem}`;
 }
 
 function appendedDecisions(
@@ -611,102 +608,31 @@ function droppedActionRecord(saved: Ledger, head: Ledger, retained: readonly Act
 }
 
 function ledgerActionRecords(ledger: Ledger): ActionRecord[] {
-  return [...ledger.rows.map((r) => r.evidence), ...ledger.decisions].flatMap(findActionRecords);
+  return [...ledger.rows.map((r) => r.evidence), ...ledger.decisions].flatMap(extractActionRecords);
+}
+
+/** Identity of a record: identical copies are one spend, whichever spelling was used (A7). */
+function recordKey(record: ActionRecord): string {
+  return `${record.kind}\u0000${record.action}\u0000${record.k}\u0000${record.bound}`;
 }
 
 function isFindings(value: Ledger | readonly Finding[]): value is readonly Finding[] {
   return Array.isArray(value);
 }
 
-function samePending(a: PendingTuple, b: PendingTuple): boolean {
-  return a.target === b.target && a.repo === b.repo && a.head === b.head;
-}
-
 /**
- * Collapses text to one line without `;` or `|` (they become `,` and `/`), so that it can sit in
- * one evidence segment, a decision cell or a commit body line without changing their structure.
+ * Collapses text to one line without `;` or `|` (they become `,` and `/`) and without angle
+ * markup (`<tag>` becomes `(tag)`), so that it can sit in one evidence segment, a decision cell
+ * or a commit body line without changing their structure.
  *
  * @param text any text, possibly multi-line
  * @returns the text on one trimmed line
  */
 export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/;/g, ',').replace(/\|/g, '/').trim();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Format helpers. TODO(formats): replace with the shared helpers of src/gauntlet/{ledger,evidence,
-// decisions,action-records}.ts once they land; these exist only so validation can run before.
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Formats the tuple line `pending: <target> | <repo> | <HEAD sha>`.
- * @internal TODO(formats): ledger.ts owns this grammar.
- */
-export function formatPendingLine(pending: PendingTuple): string {
-  return `pending: ${String(pending.target)} | ${pending.repo} | ${pending.head}`;
-}
-
-/**
- * Splits an evidence cell on unescaped semicolons and trims each segment.
- * @internal TODO(formats): evidence.ts owns this grammar.
- */
-export function splitEvidence(evidence: string): string[] {
-  const segments: string[] = [];
-  let current = '';
-  for (let index = 0; index < evidence.length; index += 1) {
-    const char = evidence[index] as string;
-    if (char === '\\' && index + 1 < evidence.length) {
-      current += char + (evidence[index + 1] as string);
-      index += 1;
-    } else if (char === ';') {
-      segments.push(current.trim());
-      current = '';
-    } else current += char;
-  }
-  segments.push(current.trim());
-  return segments;
-}
-
-/**
- * Parses `row 0 done | seeded <k> rows, closed <m> on baseline | <first row to take>`.
- * @internal TODO(formats): decisions.ts owns this grammar.
- */
-export function parseSeedDecisionLine(
-  line: string,
-): { seeded: number; closed: number; firstRow: string } | null {
-  const match = /^row 0 done \| seeded (\d+) rows, closed (\d+) on baseline \| (.+)$/.exec(line);
-  if (match === null) return null;
-  const firstRow = (match[3] as string).trim();
-  if (firstRow === '') return null;
-  return { seeded: Number(match[1]), closed: Number(match[2]), firstRow };
-}
-
-/**
- * Finds every `ran <action> (<k> of <bound>)` and `bound spent: <action> (<k> of <bound>)` record
- * in a text (either spelling of the latter, A7).
- * @internal TODO(formats): action-records.ts owns this grammar.
- */
-export function findActionRecords(text: string): ActionRecord[] {
-  const records: ActionRecord[] = [];
-  const pattern =
-    /\b(?:ran ([^;|()]+?) \((\d+) of (\d+)\)|bound spent: ([^;|()]+?) \(?(\d+) of (\d+)\)?(?=$|[\s;|.,]))/g;
-  for (const match of text.matchAll(pattern)) {
-    const ran = match[1] !== undefined;
-    records.push({
-      kind: ran ? 'ran' : 'bound-spent',
-      action: ((ran ? match[1] : match[4]) as string).trim(),
-      k: Number(ran ? match[2] : match[5]),
-      bound: Number(ran ? match[3] : match[6]),
-      text: match[0].trim(),
-    });
-  }
-  return records;
-}
-
-/**
- * Identity of a record: identical copies are one spend, whichever spelling was used.
- * @internal TODO(formats): action-records.ts owns this.
- */
-export function recordKey(record: ActionRecord): string {
-  return `${record.kind}\u0000${record.action}\u0000${record.k}\u0000${record.bound}`;
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/;/g, ',')
+    .replace(/\|/g, '/')
+    .replace(/<([A-Za-z!/?][^<>]*)>/g, '($1)')
+    .trim();
 }

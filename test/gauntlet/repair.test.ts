@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseRepairBody } from '../../src/gauntlet/commits.js';
+import { checkLedger, parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import {
   cutRowEdit,
   emptyVerificationMarker,
@@ -86,7 +88,7 @@ describe('row repairs', () => {
     expect(bodyLines(edit)).toEqual([
       `pending: 2 | home | ${tuple(2).head}`,
       `iteration: ${i + 1}`,
-      'row 2 interrupted: killed after silence',
+      'interrupted: killed after silence',
       'ran capture (1 of 1)',
     ]);
   });
@@ -154,7 +156,7 @@ describe('row repairs', () => {
     expectRowsKept(saved, edit.ledger, [2]);
     expect(edit.ledger.decisions).toEqual(saved.decisions);
     expect(edit.ledger.iterations).toBe(saved.iterations + 1);
-    expect(bodyLines(edit)[2]).toBe(`row 2 miss: ${outcome.miss}`);
+    expect(bodyLines(edit)[2]).toBe(`miss: ${outcome.miss}`);
   });
 
   it('a miss with separators stays inside one evidence segment', () => {
@@ -192,6 +194,13 @@ describe('seed repairs', () => {
       'seed interrupted: non-DONE',
       'ran capture (1 of 1)',
     ]);
+    // The seed count and its last reason are read back from this body on resume.
+    expect(parseRepairBody(edit.body)).toEqual({
+      pending: tuple('seed'),
+      iteration: saved.iterations + 1,
+      reason: { kind: 'seed-interrupted', text: 'non-DONE' },
+      records: [capture],
+    });
   });
 
   it('a seed miss restores the saved rows and decisions (cut rows preserved) with seed miss: in the body', () => {
@@ -242,7 +251,7 @@ describe('verification markers', () => {
     const saved = ledger({ iterations: 9, rows: [row(1, 'done', 1, 'npm test; passes')] });
     const edit = emptyVerificationMarker({ saved, pending: tuple('verify'), reason: '2 commits' });
     expect(edit.ledger).toEqual({ ...saved, iterations: 10, pending: null });
-    expect(bodyLines(edit)[2]).toBe('verification interrupted: 2 commits');
+    expect(bodyLines(edit)[2]).toBe('interrupted: 2 commits');
     expect(() => emptyVerificationMarker({ saved, pending: tuple(1), reason: 'x' })).toThrow(LedgerEditError);
   });
 });
@@ -441,6 +450,7 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
 describe('repair and human-choice properties', () => {
   it('never lower attempts or iterations, never change the allowance except a raise upwards', () => {
     let applied = 0;
+    let checked = 0;
     fc.assert(
       fc.property(arbitraryLedger, operation, (before, op) => {
         let edit: LedgerEdit;
@@ -462,6 +472,15 @@ describe('repair and human-choice properties', () => {
           expect(after.pending).toEqual(before.pending);
           expect(after.iterations).toBe(before.iterations);
         } else expect(after.pending).toBeNull();
+        // A valid ledger stays valid, and survives a write and a read.
+        if (checkLedger(before).length === 0) {
+          checked += 1;
+          expect(checkLedger(after)).toEqual([]);
+          expect(parseLedger(serializeLedger(after)).ledger).toMatchObject({
+            rows: after.rows,
+            decisions: after.decisions,
+          });
+        }
         // Prior decisions are never rewritten.
         expect(after.decisions.slice(0, before.decisions.length)).toEqual(before.decisions);
         expect(edit.subject).toMatch(/^loop: /);
@@ -469,5 +488,6 @@ describe('repair and human-choice properties', () => {
       { numRuns: 2000 },
     );
     expect(applied).toBeGreaterThan(500);
+    expect(checked).toBeGreaterThan(500);
   });
 });

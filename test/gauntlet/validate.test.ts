@@ -136,16 +136,17 @@ describe('validateReturn: attribution (step 2)', () => {
     expect(outcome.kind).toBe('unattributed');
   });
 
-  it('tolerates trailing blanks that git may strip, nothing else', () => {
+  it('reads the lines exactly: CRLF line ends pass, extra blanks do not', () => {
     const { facts, saved } = conformingOrdinary();
-    const body = `pending: 2 | home | ${tuple(2).head}  \r\niteration: ${saved.iterations + 1}\t\n`;
-    expect(validateReturn({ ...facts, commit: { subject: 'loop: row 2 failed', body } }).kind).toBe(
+    const lines = [`pending: 2 | home | ${tuple(2).head}`, `iteration: ${saved.iterations + 1}`];
+    const crlf = `${lines.join('\r\n')}\r\n`;
+    expect(validateReturn({ ...facts, commit: { subject: 'loop: row 2 failed', body: crlf } }).kind).toBe(
       'admitted',
     );
-    const indented = ` ${body}`;
-    expect(validateReturn({ ...facts, commit: { subject: 'loop: row 2 failed', body: indented } }).kind).toBe(
-      'unattributed',
-    );
+    for (const body of [` ${lines.join('\n')}`, `${lines[0]} \n${lines[1]}`, `${lines[0]}\niteration:  4`])
+      expect(validateReturn({ ...facts, commit: { subject: 'loop: row 2 failed', body } }).kind).toBe(
+        'unattributed',
+      );
   });
 });
 
@@ -487,11 +488,21 @@ describe('validateReturn: ordinary returns', () => {
       ...h,
       decisions: [
         ...h.decisions.slice(0, 2),
-        'row 2 failed | ran capture (1 of 1) earlier, quotes still split | escape quotes by doubling',
+        'row 2 failed | ran capture (1 of 1). Quotes still split | escape quotes by doubling',
         h.decisions[3] as string,
       ],
     }));
     expect(validateReturn(repeated).kind).toBe('admitted');
+    // The record must stand as its own sentence, not inside another one.
+    const buried = withHead(carried, (h) => ({
+      ...h,
+      decisions: [
+        ...h.decisions.slice(0, 2),
+        'row 2 failed | after ran capture (1 of 1) quotes still split | escape quotes by doubling',
+        h.decisions[3] as string,
+      ],
+    }));
+    expectMiss(validateReturn(buried), 'miss.action-record-dropped', /ran capture/);
   });
 
   it('a record in replaced evidence must be repeated in a new decision', () => {
@@ -506,7 +517,7 @@ describe('validateReturn: ordinary returns', () => {
       ...base.head,
       decisions: [
         ...base.head.decisions.slice(0, 2),
-        'row 2 failed | ran capture (1 of 2), then quotes still split | escape quotes',
+        'row 2 failed | ran capture (1 of 2). Then quotes still split | escape quotes',
         base.head.decisions[3] as string,
       ],
     };

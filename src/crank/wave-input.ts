@@ -86,18 +86,20 @@ function inspectWave(input: unknown): Checked {
   } else {
     const ids = new Map<string, number>();
     input.lanes.forEach((raw: unknown, index) => {
-      const lane = inspectLane(raw, index, report);
-      if (lane === null) return;
-      const earlier = ids.get(lane.id);
-      if (earlier !== undefined) {
-        report(
-          'wave.duplicate-lane-id',
-          `lane ${index + 1}: id "${lane.id}" is already used by lane ${earlier + 1}`,
-        );
-        return;
+      const { id, lane } = inspectLane(raw, index, report);
+      // Ids are checked even on lanes with other problems, so one pass names every problem.
+      if (id !== null) {
+        const earlier = ids.get(id);
+        if (earlier !== undefined) {
+          report(
+            'wave.duplicate-lane-id',
+            `lane ${index + 1}: id "${id}" is already used by lane ${earlier + 1}`,
+          );
+          return;
+        }
+        ids.set(id, index);
       }
-      ids.set(lane.id, index);
-      lanes.push(lane);
+      if (lane !== null) lanes.push(lane);
     });
   }
 
@@ -112,11 +114,11 @@ function inspectLane(
   raw: unknown,
   index: number,
   report: (code: WaveFindingCode, reason: string) => void,
-): Lane | null {
+): { id: string | null; lane: Lane | null } {
   const at = `lane ${index + 1}`;
   if (!isJsonObject(raw)) {
     report('wave.lane-not-an-object', `${at}: a lane must be an object with scope, brief and acceptance`);
-    return null;
+    return { id: null, lane: null };
   }
   let problems = 0;
   const fail = (code: WaveFindingCode, reason: string) => {
@@ -124,10 +126,13 @@ function inspectLane(
     report(code, `${at}: ${reason}`);
   };
 
-  let id = `lane-${index + 1}`;
+  let id: string | null = `lane-${index + 1}`;
   if (raw.id !== undefined && raw.id !== null) {
     if (isNonBlankString(raw.id)) id = raw.id;
-    else fail('wave.lane-id-invalid', 'id must be a non-blank string when given');
+    else {
+      id = null;
+      fail('wave.lane-id-invalid', 'id must be a non-blank string when given');
+    }
   }
 
   const scope = asStringList(raw.scope);
@@ -163,14 +168,15 @@ function inspectLane(
     }
   }
 
-  if (problems > 0) return null;
-  return {
+  if (problems > 0 || id === null) return { id, lane: null };
+  const lane: Lane = {
     id,
     scope: scope as string[],
     brief: raw.brief as string,
     acceptance: acceptance as string[],
     regenSurfaces,
   };
+  return { id, lane };
 }
 
 /**

@@ -9,7 +9,9 @@
  * reply never bypasses the recovery-incomplete or verification gates.
  */
 import { LoopchartError } from '../common/errors.js';
+import { effectiveAllowance } from './allowance.js';
 import { parseDecision } from './decisions.js';
+import { isEscalationSpent } from './escalation.js';
 import type { Ledger } from './types.js';
 
 /** Where verify step 1 failed: a gate, or no model for the repair child. */
@@ -214,7 +216,7 @@ export function renderHumanStop(stop: HumanStop, ledger: Ledger | null): string 
   lines.push(PRESERVE_LINE);
   lines.push(...problemLines(stop, ledger));
   const row = stopRow(stop);
-  if (row !== null && ledger !== null && escalationSpent(ledger, row)) lines.push('escalated round spent');
+  if (row !== null && ledger !== null && isEscalationSpent(ledger, row)) lines.push('escalated round spent');
   lines.push(...recommendationLines(stop));
   for (const offer of menuFor(stop)) lines.push(`${offer.number} - ${offer.label}: ${offer.reply}`);
   return `${lines.join('\n')}\n`;
@@ -470,7 +472,7 @@ function rowLines(ledger: Ledger): string[] {
   return ledger.rows
     .filter((row) => row.status === 'open' || row.status === 'failed')
     .sort((a, b) => a.row - b.row)
-    .map((row) => `row ${row.row}: ${row.attempts} of ${effectiveAllowanceOf(ledger, row.row)}`);
+    .map((row) => `row ${row.row}: ${row.attempts} of ${effectiveAllowance(ledger, row.row)}`);
 }
 
 function problemLines(stop: HumanStop, ledger: Ledger | null): string[] {
@@ -544,27 +546,6 @@ function unreachableDisposition(what: string, where: string): string {
   return `deviates: unreachable in this checkout - ${singleLine(what)}; proof at ${singleLine(where)}`;
 }
 
-function escalationSpent(ledger: Ledger, row: number): boolean {
-  return ledger.decisions.some((line) => {
-    const decision = parseDecision(line);
-    return decision.kind === 'escalated' && decision.row === row;
-  });
-}
-
 function singleLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-}
-
-/**
- * Effective allowance of a row (§3.5). TODO(allowance): use effectiveAllowance from allowance.ts
- * once it lands.
- */
-function effectiveAllowanceOf(ledger: Ledger, row: number): number {
-  return (
-    ledger.allowance +
-    ledger.decisions.filter((line) => {
-      const decision = parseDecision(line);
-      return decision.kind === 'retry' && decision.row === row;
-    }).length
-  );
 }

@@ -10,13 +10,10 @@
  */
 import { LoopchartError } from '../common/errors.js';
 import { distinctActionRecords, formatActionRecord } from './action-records.js';
+import { effectiveAllowance } from './allowance.js';
 import { formatAttribution, formatRepairReason, formatSubject, type RepairReason } from './commits.js';
-import {
-  formatEscalatedDecision,
-  formatRaiseDecision,
-  formatRetryDecision,
-  parseDecision,
-} from './decisions.js';
+import { formatEscalatedDecision, formatRaiseDecision, formatRetryDecision } from './decisions.js';
+import { isEscalationSpent } from './escalation.js';
 import { escapePipes, escapeSegment, MAX_RESULT_LINES } from './evidence.js';
 import { FULL_SHA } from './ledger.js';
 import type { ActionRecord, Ledger, LedgerRow, PendingTuple } from './types.js';
@@ -211,7 +208,7 @@ export function emptyVerificationMarker(input: RepairInput & { readonly reason: 
 export function retryEdit(ledger: Ledger, row: number, hint: string): LedgerEdit {
   unresolvedRow(ledger, row, 'retry');
   const text = cellText(hint, 'retry hint', false);
-  const line = formatRetryDecision(row, text, effectiveAllowanceOf(ledger, row) + 1);
+  const line = formatRetryDecision(row, text, effectiveAllowance(ledger, row) + 1);
   return {
     ledger: { ...ledger, decisions: [...ledger.decisions, line] },
     subject: formatSubject({ kind: 'retry-row', row }),
@@ -255,9 +252,9 @@ export function raiseAllowanceEdit(ledger: Ledger, amount: number, words = ''): 
  */
 export function escalationEdit(ledger: Ledger, row: number, implModel?: string): LedgerEdit {
   unresolvedRow(ledger, row, 'escalate');
-  if (escalationSpent(ledger, row))
+  if (isEscalationSpent(ledger, row))
     throw new LedgerEditError('ledger-edit.escalated', `row ${row} has already spent its escalated round`);
-  const line = formatEscalatedDecision(row, effectiveAllowanceOf(ledger, row));
+  const line = formatEscalatedDecision(row, effectiveAllowance(ledger, row));
   return {
     ledger: { ...ledger, decisions: [...ledger.decisions, line] },
     subject: formatSubject({ kind: 'escalate-row', row }),
@@ -433,13 +430,6 @@ function cellText(text: string, name: string, allowEmpty: boolean): string {
   return trimmed;
 }
 
-function escalationSpent(ledger: Ledger, row: number): boolean {
-  return ledger.decisions.some((line) => {
-    const decision = parseDecision(line);
-    return decision.kind === 'escalated' && decision.row === row;
-  });
-}
-
 /**
  * The records that fit the evidence cell after the reason: per action the highest recorded k
  * (a `bound spent` record wins a tie), at most three, in the order the actions were first seen.
@@ -456,18 +446,4 @@ function evidenceRecords(records: readonly ActionRecord[]): string[] {
       best.set(record.action, record);
   }
   return [...best.values()].slice(0, MAX_RESULT_LINES).map(recordText);
-}
-
-/**
- * Effective allowance of a row: `allowance:` plus one per `row <n> retry | … | allowed attempts <m>`
- * line (§3.5). TODO(allowance): use effectiveAllowance from allowance.ts once it lands.
- */
-function effectiveAllowanceOf(ledger: Ledger, row: number): number {
-  return (
-    ledger.allowance +
-    ledger.decisions.filter((line) => {
-      const decision = parseDecision(line);
-      return decision.kind === 'retry' && decision.row === row;
-    }).length
-  );
 }

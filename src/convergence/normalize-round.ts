@@ -118,6 +118,7 @@ function digestOf(leg: JsonObject): { field: string; value: unknown } {
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (typeof value === 'string') return 'a string';
   if (typeof value !== 'object') return `a ${typeof value}`;
   return `a ${Object.prototype.toString.call(value).slice(8, -1)}`;

@@ -122,12 +122,16 @@ export function readCommandLine(pid: number): string[] | null {
 
 /**
  * The one-line text form of a command line used in the jobs file: arguments joined by single
- * spaces, with backslash and newline escaped (`\\`, `\n`) so the line stays one line.
+ * spaces, each newline or carriage return turned into a space, trailing whitespace dropped. A shell
+ * gets the same text with `tr '\0\n\r' '   ' < /proc/<pid>/cmdline` (trailing spaces are ignored).
  *
  * @param args the arguments
  */
 export function commandLineText(args: readonly string[]): string {
-  return args.map((arg) => arg.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')).join(' ');
+  return args
+    .join(' ')
+    .replace(/[\r\n]/g, ' ')
+    .replace(/\s+$/, '');
 }
 
 /**

@@ -78,7 +78,7 @@ describe('process identity from /proc', () => {
     expect(readStartIdentity(Number.NaN)).toBeNull();
   });
 
-  it('escapes backslashes and newlines so a command stays on one line', () => {
-    expect(commandLineText(['printf', 'a\nb', 'c\\d'])).toBe('printf a\\nb c\\\\d');
+  it('keeps a command on one line the way tr would', () => {
+    expect(commandLineText(['printf', 'a\nb\r', 'c\\d', ''])).toBe('printf a b  c\\d');
   });
 });

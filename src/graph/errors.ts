@@ -22,9 +22,8 @@ export class MachineModelError extends InputError {
 }
 
 /**
- * Path generation failed: a step threw, the state space outgrew the model's bound, or a
- * generated path did not replay to the abstract state it was planned for (code
- * `graph.paths.failed`).
+ * Path generation failed: the initial state failed, a step or a model function threw, or the
+ * state space outgrew the model's bound (code `graph.paths.failed`).
  */
 export class PathGenerationError extends LoopchartError {
   constructor(machineId: string, message: string, findings: readonly Finding[] = []) {

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { AnyEventObject, AnyStateMachine, SnapshotFrom } from 'xstate';
-import { type Finding, finding } from '../common/finding.js';
 import { transitionCoverage } from './coverage.js';
 import { PathGenerationError } from './errors.js';
 import { shortEventLabel } from './labels.js';
 import { assertMachineModel, type MachineModel } from './machine-model.js';
-import { createModelExplorer, type ModelExplorer, type ModelState } from './model-exploration.js';
+import {
+  createModelExplorer,
+  type ModelExplorer,
+  type ModelState,
+  type StepDelivery,
+} from './model-exploration.js';
 import type { ModelStateJson, PathStep, PathStrategy, PathSuite, SuitePath } from './path-suite-schema.js';
 import { assertMachine } from './state-nodes.js';
 import { stateValueLabel } from './state-value-label.js';
@@ -20,9 +24,6 @@ export interface PathSuiteOptions {
   readonly strategy?: PathStrategy;
 }
 
-/** How many divergent paths an error names before it stops listing. */
-const DIVERGENCES_SHOWN = 10;
-
 /**
  * Generates a model-based path suite for `machine`: shortest paths over the model graph (a node is
  * a state value + projection + the abstract state and event it came from, so every edge is
@@ -35,9 +36,8 @@ const DIVERGENCES_SHOWN = 10;
  * @returns a plain JSON suite that {@link pathSuiteSchema} accepts
  * @throws MachineShapeError when `machine` is not a machine
  * @throws MachineModelError when the model names unknown events or has non-JSON payloads
- * @throws PathGenerationError when a step throws, the model state space exceeds `maxStates`, or a
- *   path does not replay to the abstract states it was planned through (a projection that hides
- *   something guards read)
+ * @throws PathGenerationError when the initial state fails, a step or a model function throws, or
+ *   the model state space exceeds `maxStates`
  */
 export function generatePathSuite<TMachine extends AnyStateMachine>(
   machine: TMachine,
@@ -53,44 +53,21 @@ export function generatePathSuite<TMachine extends AnyStateMachine>(
   const explorer = createModelExplorer(machine, model as MachineModel);
   const planned = withoutPrefixPaths(explorer.shortestPaths());
 
-  const divergences: Finding[] = [];
-  const replayed: ReplayedPath[] = [];
-  for (const plan of planned) {
-    const path = replay(explorer, plan.events, plan.keys);
-    if (path.divergedAt !== undefined) {
-      divergences.push(
-        finding(
-          'graph.paths.projection-unfaithful',
-          0,
-          `${describe(plan.events, path.steps)} left the planned model state at step ${path.divergedAt + 1}`,
-        ),
-      );
-    }
-    replayed.push(path);
-  }
-  if (divergences.length > 0) {
-    throw new PathGenerationError(
-      machine.id,
-      `${divergences.length} generated path(s) did not replay as planned; project() must keep everything guards ` +
-        'and payload case functions read',
-      divergences.slice(0, DIVERGENCES_SHOWN),
-    );
-  }
-
-  const selected = strategy === 'transition-cover' ? greedyCover(replayed) : replayed;
-  const paths = selected.map((path) => toSuitePath(path));
-  const initialStates = explorer.initial.states;
+  const walked = planned.map((plan) => walk(explorer, plan.events));
+  const selected = strategy === 'transition-cover' ? greedyCover(walked) : walked;
+  const json = createJsonCache();
+  const paths = selected.map((path) => toSuitePath(path, json));
   const coverage = transitionCoverage(machine, {
     transitions: [
       ...explorer.initial.transitions,
-      ...selected.flatMap((p) => p.steps.flatMap((s) => s.transitions)),
+      ...selected.flatMap((p) => p.states.flatMap((s) => s.transitions)),
     ],
-    states: [...initialStates, ...selected.flatMap((p) => p.states)],
+    states: [...explorer.initial.states, ...selected.flatMap((p) => p.states.flatMap((s) => s.states))],
   });
   return {
     machine: machine.id,
     strategy,
-    initial: { state: describeState(explorer.initial), transitions: [...explorer.initial.transitions] },
+    initial: { state: json.state(explorer.initial), transitions: [...explorer.initial.transitions] },
     paths,
     summary: {
       paths: paths.length,
@@ -110,12 +87,12 @@ interface PlannedPath {
   readonly keys: readonly string[];
 }
 
-interface ReplayedPath {
+/** A planned path walked through the explorer: the node before the first event, then one per event. */
+interface WalkedPath {
   readonly events: readonly AnyEventObject[];
-  readonly steps: PathStep[];
-  /** State ids entered along the path. */
-  readonly states: readonly string[];
-  readonly divergedAt?: number;
+  readonly deliveries: readonly StepDelivery[];
+  /** `states[0]` is the initial node; `states[i + 1]` is reached by `events[i]`. */
+  readonly states: readonly ModelState[];
 }
 
 // A shortest path that is a prefix of another is covered by the longer one.
@@ -135,51 +112,29 @@ function withoutPrefixPaths(paths: readonly PlannedPath[]): PlannedPath[] {
   });
 }
 
-function replay(
-  explorer: ModelExplorer,
-  events: readonly AnyEventObject[],
-  keys: readonly string[],
-): ReplayedPath {
-  const steps: PathStep[] = [];
-  const states = new Set<string>();
-  let state = explorer.initial;
-  let divergedAt: number | undefined;
-  events.forEach((event, index) => {
+// Walks the path through the explorer's own steps from the initial state; each node carries the
+// transitions its pure macrostep took. The live runner later checks them against a real actor.
+function walk(explorer: ModelExplorer, events: readonly AnyEventObject[]): WalkedPath {
+  const states: ModelState[] = [explorer.initial];
+  const deliveries: StepDelivery[] = [];
+  for (const event of events) {
     const delivery = explorer.deliveryOf(event);
-    const next = explorer.advance(state, event, delivery);
-    if (divergedAt === undefined && next.key !== keys[index]) divergedAt = index;
-    for (const id of next.states) states.add(id);
-    steps.push({
-      stateBefore: describeState(state),
-      event: toJsonEvent(event),
-      delivery,
-      stateAfter: describeState(next),
-      transitions: [...next.transitions],
-    });
-    state = next;
-  });
-  return { events, steps, states: [...states], ...(divergedAt === undefined ? {} : { divergedAt }) };
-}
-
-function describeState(state: ModelState): ModelStateJson {
-  return {
-    value: state.snapshot.value as ModelStateJson['value'],
-    status: state.snapshot.status,
-    projection: state.projection as ModelStateJson['projection'],
-  };
-}
-
-// Events come from the model's JSON payload cases or from the machine's own timers (plain data).
-function toJsonEvent(event: AnyEventObject): PathStep['event'] {
-  return JSON.parse(JSON.stringify(event)) as PathStep['event'];
+    deliveries.push(delivery);
+    states.push(explorer.advance(states[states.length - 1] as ModelState, event, delivery));
+  }
+  return { events, deliveries, states };
 }
 
 // Greedy set cover over transitions and states: repeatedly keep the path that adds the most
 // uncovered items (ties: fewer steps, then earlier), until nothing new can be added.
-function greedyCover(paths: readonly ReplayedPath[]): ReplayedPath[] {
+function greedyCover(paths: readonly WalkedPath[]): WalkedPath[] {
   const itemsOf = paths.map(
     (path) =>
-      new Set([...path.steps.flatMap((s) => s.transitions), ...path.states.map((id) => `state:${id}`)]),
+      new Set(
+        path.states
+          .slice(1)
+          .flatMap((node) => [...node.transitions, ...node.states.map((id) => `state:${id}`)]),
+      ),
   );
   const covered = new Set<string>();
   const chosen = new Set<number>();
@@ -194,7 +149,7 @@ function greedyCover(paths: readonly ReplayedPath[]): ReplayedPath[] {
         gain > bestGain ||
         (gain === bestGain &&
           gain > 0 &&
-          (paths[index] as ReplayedPath).steps.length < (paths[best] as ReplayedPath).steps.length);
+          (paths[index] as WalkedPath).events.length < (paths[best] as WalkedPath).events.length);
       if (better) {
         best = index;
         bestGain = gain;
@@ -207,19 +162,58 @@ function greedyCover(paths: readonly ReplayedPath[]): ReplayedPath[] {
   return paths.filter((_, index) => chosen.has(index));
 }
 
-function toSuitePath(path: ReplayedPath): SuitePath {
+/**
+ * Builds the JSON forms once per node and event. Steps share them (a step's `stateAfter` is the
+ * next step's `stateBefore`), so treat a suite as immutable or serialize it before editing.
+ */
+function createJsonCache() {
+  const states = new WeakMap<ModelState, ModelStateJson>();
+  const events = new WeakMap<AnyEventObject, PathStep['event']>();
   return {
-    id: pathId(path.steps),
-    description: describe(path.events, path.steps),
-    steps: path.steps,
+    state(node: ModelState): ModelStateJson {
+      let json = states.get(node);
+      if (!json) {
+        json = JSON.parse(
+          JSON.stringify({
+            value: node.snapshot.value,
+            status: node.snapshot.status,
+            projection: node.projection,
+          }),
+        ) as ModelStateJson;
+        states.set(node, json);
+      }
+      return json;
+    },
+    // Events come from the model's JSON payload cases or from the machine's own timers.
+    event(event: AnyEventObject): PathStep['event'] {
+      let json = events.get(event);
+      if (!json) {
+        json = JSON.parse(JSON.stringify(event)) as PathStep['event'];
+        events.set(event, json);
+      }
+      return json;
+    },
   };
+}
+
+function toSuitePath(path: WalkedPath, json: ReturnType<typeof createJsonCache>): SuitePath {
+  const steps: PathStep[] = path.events.map((event, index) => {
+    const after = path.states[index + 1] as ModelState;
+    return {
+      stateBefore: json.state(path.states[index] as ModelState),
+      event: json.event(event),
+      delivery: path.deliveries[index] as StepDelivery,
+      stateAfter: json.state(after),
+      transitions: [...after.transitions],
+    };
+  });
+  return { id: pathId(steps), description: describe(path.events, steps), steps };
 }
 
 function pathId(steps: readonly PathStep[]): string {
   const events = JSON.stringify(steps.map((step) => step.event));
   return `p-${createHash('sha256').update(events).digest('hex').slice(0, 12)}`;
 }
-
 function describe(events: readonly AnyEventObject[], steps: readonly PathStep[]): string {
   const last = steps[steps.length - 1];
   const reached = last ? stateValueLabel(last.stateAfter.value as never) : '?';

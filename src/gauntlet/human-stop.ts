@@ -12,7 +12,9 @@ import { LoopchartError } from '../common/errors.js';
 import { effectiveAllowance } from './allowance.js';
 import { parseDecision } from './decisions.js';
 import { isEscalationSpent } from './escalation.js';
+import { isCutDispositionText } from './repair.js';
 import type { Ledger } from './types.js';
+import { BOUND_SPENT_RECOMMENDATION, outOfScopeEntry, unreachableDisposition } from './unreachable.js';
 
 /** Where verify step 1 failed: a gate, or no model for the repair child. */
 export type VerificationProblem =
@@ -129,8 +131,6 @@ export const QUESTION_LINE = 'gauntlet: question';
 export const PRESERVE_LINE = "Preserve every row's attempts.";
 /** The problem line of a missing-model stop. */
 export const MISSING_MODEL_PROBLEM = 'Problem: escalationLoop.implModel unavailable';
-/** The recommendation of a bound-spent stop. */
-export const BOUND_SPENT_RECOMMENDATION = 'Recommendation: none - named action bound spent';
 /** At most this many log lines are quoted at the verification stop. */
 export const VERIFICATION_TAIL_LINES = 20;
 
@@ -321,8 +321,6 @@ function parseRows(text: string): Parsed {
   return { ok: true, choice: { kind: 'raise', amount, words } };
 }
 
-const CUT_DISPOSITION = /^(deviates|deferred|elsewhere): \S/;
-
 function parseAmend(rest: string, stop: HumanStop): Parsed {
   const malformed = (reason: string): Parsed => ({ ok: false, code: 'reply.malformed', reason });
   const form = 'amend cut <n> <disposition>, amend reopen <n> or amend spec <change>';
@@ -338,9 +336,9 @@ function parseAmend(rest: string, stop: HumanStop): Parsed {
         return malformed(
           'a cut needs a disposition: amend cut <n> deviates: <why> (or deferred:, elsewhere:)',
         );
-      disposition = unreachableDisposition(stop.what, stop.where);
+      disposition = unreachableDisposition(singleLine(stop.what), singleLine(stop.where));
     }
-    if (/[\r\n]/.test(disposition) || !CUT_DISPOSITION.test(disposition))
+    if (!isCutDispositionText(disposition))
       return malformed('a cut disposition is one line starting with deviates:, deferred: or elsewhere:');
     return { ok: true, choice: { kind: 'amend', amendment: { kind: 'cut', row, disposition } } };
   }
@@ -519,10 +517,10 @@ function recommendationLines(stop: HumanStop): string[] {
     case 'bound-spent':
       return [BOUND_SPENT_RECOMMENDATION];
     case 'unreachable-amend': {
-      const cut = `Recommendation: amend cut ${stop.row} ${unreachableDisposition(stop.what, stop.where)}`;
+      const what = singleLine(stop.what);
+      const cut = `Recommendation: amend cut ${stop.row} ${unreachableDisposition(what, singleLine(stop.where))}`;
       if (stop.rowText === undefined) return [cut];
-      const entry = `${[...singleLine(stop.rowText)].slice(0, 60).join('')} - unreachable in this checkout - ${singleLine(stop.what)}`;
-      return [cut, `Out of scope entry: ${entry}`];
+      return [cut, `Out of scope entry: ${outOfScopeEntry(singleLine(stop.rowText), what)}`];
     }
     case 'seed-exhaustion':
       return [
@@ -539,11 +537,6 @@ function discardObject(stop: HumanStop): string {
   if (stop.kind === 'commit-boundary')
     return `the ${stop.problem} (${singleLine(stop.detail)}) and reset to the ledger HEAD`;
   return 'the unadmitted work';
-}
-
-/** The disposition unreachable routing recommends for `unreachable: <what> - <where>` (§3.13). */
-function unreachableDisposition(what: string, where: string): string {
-  return `deviates: unreachable in this checkout - ${singleLine(what)}; proof at ${singleLine(where)}`;
 }
 
 function singleLine(text: string): string {

@@ -262,8 +262,18 @@ export function escalationEdit(ledger: Ledger, row: number, implModel?: string):
   };
 }
 
-/** The spec dispositions that cut a row (§1.3). TODO(formats): use spec.ts's disposition parser once exported. */
+/** The spec dispositions that cut a row (§1.3). TODO(formats): spec.ts's disposition parser, once exported. */
 const CUT_DISPOSITION = /^(deviates|deferred|elsewhere): \S/;
+
+/**
+ * True when `text` is one line holding a disposition that cuts a row: `deviates: <why>`,
+ * `deferred: <where>` or `elsewhere: <repo>` (never `venue:` or `in-scope`).
+ *
+ * @param text the disposition text, trimmed
+ */
+export function isCutDispositionText(text: string): boolean {
+  return !/[\r\n]/.test(text) && CUT_DISPOSITION.test(text);
+}
 
 /**
  * Cut a row by an approved disposition amendment (§3.17, M3): the row becomes `cut` with the
@@ -281,7 +291,7 @@ export function cutRowEdit(ledger: Ledger, row: number, disposition: string, gra
   const current = rowOf(ledger, row);
   if (current.status === 'cut') throw new LedgerEditError('ledger-edit.row', `row ${row} is already cut`);
   const text = disposition.trim();
-  if (/[\r\n]/.test(text) || !CUT_DISPOSITION.test(text))
+  if (!isCutDispositionText(text))
     throw new LedgerEditError(
       'ledger-edit.text',
       'a cut needs one disposition line: deviates: <why>, deferred: <where> or elsewhere: <repo>',

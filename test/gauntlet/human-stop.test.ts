@@ -244,7 +244,7 @@ describe('renderHumanStop', () => {
       'Recommendation: amend cut 2 deviates: unreachable in this checkout - prod DNS; proof at runbook section 4',
     );
     expect(lines(text)).toContain(
-      `Out of scope entry: ${rowText.slice(0, 60)} - unreachable in this checkout - prod DNS`,
+      `Out of scope entry: ${rowText.slice(0, 60).trimEnd()} - unreachable in this checkout - prod DNS`,
     );
   });
 

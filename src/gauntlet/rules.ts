@@ -36,7 +36,7 @@ export const NO_ALLOWANCE_LINE = 'ledger has no allowance: line - resume through
 
 /** The stop for a ledger without its `checks:` line (§3.4 "require its `checks:` line"; wording ours). */
 export const NO_CHECKS_LINE =
-  'ledger has no checks: line - add `checks: commands` under the allowance header';
+  'ledger has no checks: line - add `checks: commands` after the verification: header';
 
 /** The stop when `loopEngine.escalateAfter` could not be resolved (§3.2, exact text). */
 export const ESCALATE_AFTER_UNRESOLVED =

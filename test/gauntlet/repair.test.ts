@@ -203,6 +203,29 @@ describe('seed repairs', () => {
     });
   });
 
+  it('AS1: a capture that ran before an interrupted seed stays in the seed repair body', () => {
+    const saved = unseeded();
+    const reservation: ActionRecord = {
+      kind: 'ran',
+      action: 'capture',
+      k: 1,
+      bound: 1,
+      text: 'ran capture 1 of 1',
+    };
+    const edit = interruptedSeedRepair({
+      saved,
+      pending: tuple('seed'),
+      reason: 'killed after silence',
+      actionRecords: [reservation],
+    });
+    // Reset removed the fixture and the ledger changes; the record survives in the body only.
+    expect(edit.ledger.rows).toEqual(saved.rows);
+    expect(parseRepairBody(edit.body).records.map((r) => [r.kind, r.action, r.k, r.bound])).toEqual([
+      ['ran', 'capture', 1, 1],
+    ]);
+    expect(bodyLines(edit)).toContain('ran capture (1 of 1)');
+  });
+
   it('a seed miss restores the saved rows and decisions (cut rows preserved) with seed miss: in the body', () => {
     const { facts, saved } = conformingSeed();
     const outcome = validateReturn({

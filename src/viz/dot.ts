@@ -1,0 +1,165 @@
+import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { assertMachine } from '../graph/state-nodes.js';
+import { initialChildId } from '../graph/states.js';
+import { enumerateTransitions, type TransitionInfo } from '../graph/transitions.js';
+import { type CoverageOverlay, uncoveredSets } from './coverage-overlay.js';
+import { edgeLabelParts } from './edge-label.js';
+
+/** Options of {@link toDot}. */
+export interface DotOptions {
+  /** Layout direction; default `LR` (rule tables read left to right). */
+  readonly rankdir?: 'LR' | 'TB';
+  /** Draws uncovered transitions and unentered states in red. */
+  readonly coverage?: CoverageOverlay;
+}
+
+const INDENT = '  ';
+
+/**
+ * Renders a machine as Graphviz DOT. Compound and parallel states are clusters
+ * (`subgraph "cluster_<id>"`) holding an invisible anchor node, so edges into or out of a cluster
+ * end at its border (`lhead`/`ltail`); a small dot marks each initial state; final states have a
+ * double border; edge labels are the short event, `[guard]` and the rule label; `always` edges are
+ * dashed. Output depends only on the machine (document order), so two renders are identical.
+ *
+ * @param machine an XState v5 machine
+ * @param options layout direction and an optional coverage overlay
+ * @returns DOT text ending with a newline
+ * @throws MachineShapeError when `machine` is not a machine
+ */
+export function toDot(machine: AnyStateMachine, options: DotOptions = {}): string {
+  assertMachine(machine);
+  const uncovered = uncoveredSets(options.coverage);
+  const clusters = new Set<string>();
+  const lines: string[] = [
+    `digraph ${quote(machine.id)} {`,
+    `${INDENT}compound=true;`,
+    `${INDENT}rankdir=${options.rankdir ?? 'LR'};`,
+    `${INDENT}fontname="Helvetica";`,
+    `${INDENT}label=${quote(machine.id)};`,
+    `${INDENT}labelloc=t;`,
+    `${INDENT}node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];`,
+    `${INDENT}edge [fontname="Helvetica", fontsize=9];`,
+  ];
+
+  const renderChildren = (parent: AnyStateNode, depth: number): void => {
+    const pad = INDENT.repeat(depth);
+    const initial = initialChildId(parent);
+    if (initial !== undefined) {
+      const marker = initialMarkerId(parent.id);
+      lines.push(`${pad}${quote(marker)} [shape=point, width=0.12, label=""];`);
+      initialEdges.push({ marker, target: initial });
+    }
+    for (const child of Object.values(parent.states) as AnyStateNode[]) {
+      const colour = uncovered.states.has(child.id) ? ', color=red, fontcolor=red' : '';
+      if (Object.keys(child.states).length > 0) {
+        clusters.add(child.id);
+        const style = child.type === 'parallel' ? 'dashed' : 'rounded';
+        lines.push(`${pad}subgraph ${quote(clusterId(child.id))} {`);
+        lines.push(`${pad}${INDENT}label=${quote(stateLabel(child))};`);
+        lines.push(`${pad}${INDENT}style=${style};`);
+        if (colour) lines.push(`${pad}${INDENT}color=red; fontcolor=red;`);
+        lines.push(
+          `${pad}${INDENT}${quote(child.id)} [shape=point, style=invis, width=0, height=0, label=""];`,
+        );
+        renderChildren(child, depth + 1);
+        lines.push(`${pad}}`);
+      } else {
+        lines.push(`${pad}${quote(child.id)} [${nodeAttributes(child)}${colour}];`);
+      }
+    }
+  };
+  const initialEdges: { marker: string; target: string }[] = [];
+  const transitions = enumerateTransitions(machine);
+  if (transitions.some((t) => t.source === machine.root.id)) {
+    // Transitions on the machine itself need something to start from: the machine as a cluster.
+    clusters.add(machine.root.id);
+    lines.push(`${INDENT}subgraph ${quote(clusterId(machine.root.id))} {`);
+    lines.push(`${INDENT}${INDENT}label=${quote(machine.root.key)};`);
+    lines.push(`${INDENT}${INDENT}style=rounded;`);
+    lines.push(
+      `${INDENT}${INDENT}${quote(machine.root.id)} [shape=point, style=invis, width=0, height=0, label=""];`,
+    );
+    renderChildren(machine.root, 2);
+    lines.push(`${INDENT}}`);
+  } else {
+    renderChildren(machine.root, 1);
+  }
+
+  for (const { marker, target } of initialEdges) {
+    const head = clusters.has(target) ? `, lhead=${quote(clusterId(target))}` : '';
+    lines.push(`${INDENT}${quote(marker)} -> ${quote(target)} [arrowhead=normal${head}];`);
+  }
+  const ancestry = ancestryOf(machine);
+  for (const transition of transitions) {
+    for (const target of transition.targets) {
+      lines.push(`${INDENT}${edgeLine(transition, target, clusters, ancestry, uncovered.transitions)}`);
+    }
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+function edgeLine(
+  transition: TransitionInfo,
+  target: string,
+  clusters: ReadonlySet<string>,
+  ancestry: ReadonlyMap<string, readonly string[]>,
+  uncovered: ReadonlySet<string>,
+): string {
+  const { source } = transition;
+  const isAncestor = (ancestor: string, of: string) => (ancestry.get(of) ?? []).includes(ancestor);
+  const attributes: string[] = [`label=${quote(dotLabel(transition))}`];
+  // An edge may end at a cluster border only when neither end lies inside the other's cluster.
+  if (clusters.has(source) && source !== target && !isAncestor(source, target)) {
+    attributes.push(`ltail=${quote(clusterId(source))}`);
+  }
+  if (clusters.has(target) && source !== target && !isAncestor(target, source)) {
+    attributes.push(`lhead=${quote(clusterId(target))}`);
+  }
+  if (transition.kind === 'always') attributes.push('style=dashed');
+  if (uncovered.has(transition.key)) attributes.push('color=red', 'fontcolor=red', 'penwidth=1.5');
+  return `${quote(source)} -> ${quote(target)} [${attributes.join(', ')}];`;
+}
+
+function dotLabel(transition: TransitionInfo): string {
+  const { event, guard, rule } = edgeLabelParts(transition);
+  return [guard ? `${event} ${guard}` : event, ...(rule ? [rule] : [])].join('\n');
+}
+
+function nodeAttributes(node: AnyStateNode): string {
+  if (node.type === 'history') {
+    return `shape=circle, width=0.3, fixedsize=true, label=${quote(node.history === 'deep' ? 'H*' : 'H')}`;
+  }
+  const final = node.type === 'final' ? ', peripheries=2' : '';
+  return `label=${quote(stateLabel(node))}${final}`;
+}
+
+/** The state's key, plus a line per invoked actor (`invoke diagnose`). */
+function stateLabel(node: AnyStateNode): string {
+  const invokes = node.invoke.map((invoke) => `invoke ${String(invoke.src)}`);
+  return [node.key, ...invokes].join('\n');
+}
+
+function ancestryOf(machine: AnyStateMachine): Map<string, string[]> {
+  const ancestry = new Map<string, string[]>();
+  const visit = (node: AnyStateNode, ancestors: string[]): void => {
+    ancestry.set(node.id, ancestors);
+    for (const child of Object.values(node.states) as AnyStateNode[]) visit(child, [...ancestors, node.id]);
+  };
+  visit(machine.root, []);
+  return ancestry;
+}
+
+function clusterId(stateId: string): string {
+  return `cluster_${stateId}`;
+}
+
+function initialMarkerId(parentId: string): string {
+  return `${parentId}:initial`;
+}
+
+/** A DOT double-quoted string; line breaks become DOT's centred `\n`. */
+function quote(text: string): string {
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
+}

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InputError } from '../../src/common/errors.js';
@@ -86,5 +88,14 @@ describe('the transcript record', () => {
       expect.arrayContaining(['cycle', 'terminalCheck', 'machine', 'transition']),
     );
     expect(json.additionalProperties).toBe(false);
+  });
+
+  it('accepts the example line of docs/loop-protocol.md', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/loop-protocol.md'), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    const line = (example ?? '').replace(/\n\s*/g, '');
+    expect(parseTranscript(line)).toMatchObject({ findings: [] });
+    expect(parseTranscript(line).records).toHaveLength(1);
   });
 });

@@ -1,0 +1,212 @@
+/**
+ * Dispatch of one child (gauntlet-protocol §3.9): the saved pre-dispatch ledger, the reserved
+ * ledger written on disk before the child runs (iterations bumped, `pending:` tuple added), and
+ * the task the child receives.
+ *
+ * The task line carries the pre-bump count `i` by design; the child's commit body and the ledger
+ * header carry the consumed count `i + 1`. The two never compare to each other (§3.9).
+ */
+import { formatActionRecord } from './action-records.js';
+import { formatAttribution } from './commits.js';
+import { MAX_DECISION_CELL } from './decisions.js';
+import { MAX_RESULT_LINES } from './evidence.js';
+import { formatPending } from './ledger.js';
+import { type ActionRecord, HOME, type Ledger, type PendingTuple, type Target } from './types.js';
+
+/** Everything a dispatch fixes before the child starts. */
+export interface DispatchPlan {
+  readonly target: Target;
+  /** The pre-bump `iterations:` count `i`, sent as the task's `iteration:`. */
+  readonly iteration: number;
+  /** The tuple written with the bump: `pending: <target> | <repo> | <HEAD_BEFORE>`. */
+  readonly pending: PendingTuple;
+  /** The ledger before the bump and tuple write: the before-image of every repair. */
+  readonly saved: Ledger;
+  /** The ledger to write on disk (uncommitted) before the child runs. */
+  readonly reserved: Ledger;
+  /** The `hint:` task field, or `null` for none. */
+  readonly hint: string | null;
+  /** The `previous decision:` task field: the decision line, or `none`. */
+  readonly previousDecision: string;
+  /** The model override of an escalated round (or a verification repair), else `null`. */
+  readonly model: string | null;
+}
+
+/** Input of {@link planDispatch}. */
+export interface PlanDispatchInput {
+  /** The ledger at HEAD, without a pending tuple. */
+  readonly ledger: Ledger;
+  readonly target: Target;
+  /** Full SHA of the checkout's HEAD before the dispatch (`HEAD_BEFORE`). */
+  readonly head: string;
+  readonly hint?: string | null;
+  /** The previous decision line, or `null` for `none` (seed, after an ordinary-miss repair). */
+  readonly previousDecision?: string | null;
+  readonly model?: string | null;
+  /** Repository identity of the tuple; `home` for a single-leg run. */
+  readonly repo?: string;
+}
+
+/**
+ * Plans one dispatch: saves the ledger, bumps `iterations:` to `i + 1` and writes the pending
+ * tuple with the checkout's HEAD. Pure: the caller writes `reserved` to disk and commits nothing.
+ *
+ * @param input the ledger at HEAD (no tuple), the target, HEAD_BEFORE and the task fields
+ * @returns the plan
+ * @throws Error when the ledger already carries a pending tuple (recover it first)
+ */
+export function planDispatch(input: PlanDispatchInput): DispatchPlan {
+  const { ledger, target, head } = input;
+  if (ledger.pending !== null)
+    throw new Error(`cannot plan a dispatch over an in-flight tuple (${formatPending(ledger.pending)})`);
+  const pending: PendingTuple = { target, repo: input.repo ?? HOME, head };
+  return {
+    target,
+    iteration: ledger.iterations,
+    pending,
+    saved: ledger,
+    reserved: { ...ledger, iterations: ledger.iterations + 1, pending },
+    hint: input.hint ?? null,
+    previousDecision: target === 'seed' ? 'none' : (input.previousDecision ?? 'none'),
+    model: input.model ?? null,
+  };
+}
+
+/** The evidence and decision contract repeated in every task, so a child needs no other document. */
+export interface EvidenceContract {
+  /** Evidence cell: `<check name>; <result 1>[; <result 2>[; <result 3>]]`, pipes escaped as `\|`. */
+  readonly evidenceFormat: string;
+  readonly maxResultLines: number;
+  /** Ordinary decision line grammar. */
+  readonly decisionPattern: string;
+  readonly maxDecisionCell: number;
+  /** Seed decision line grammar. */
+  readonly seedDecision: string;
+}
+
+/** The evidence contract of this protocol version. */
+export const EVIDENCE_CONTRACT: EvidenceContract = {
+  evidenceFormat: '<check name>; <result 1>[; <result 2>[; <result 3>]]',
+  maxResultLines: MAX_RESULT_LINES,
+  decisionPattern: `^row <n> <done|failed> \\| .{1,${MAX_DECISION_CELL}} \\| .{1,${MAX_DECISION_CELL}}$`,
+  maxDecisionCell: MAX_DECISION_CELL,
+  seedDecision: 'row 0 done | seeded <k> rows, closed <m> on baseline | <first row to take>',
+};
+
+/** What a verification-repair child is told about the failing gate (never its output). */
+export interface VerificationFailure {
+  /** 1-based gate index in the gate set. */
+  readonly gate: number;
+  readonly command: string;
+  readonly exitCode: number;
+  readonly logPath: string;
+}
+
+/**
+ * The task a child receives (the JSON file named by `LOOPCHART_TASK`). See docs/child-contract.md.
+ */
+export interface ChildTask {
+  readonly version: 1;
+  /** `row` for a numbered target, `seed`, or `verify` for a verification repair. */
+  readonly kind: 'row' | 'seed' | 'verify';
+  readonly target: Target;
+  /** Pre-bump iteration `i`. */
+  readonly iteration: number;
+  /** The exact first two lines the child's commit body must start with. */
+  readonly commitBody: readonly [string, string];
+  /** Absolute path of the worktree the child works in. */
+  readonly worktree: string;
+  /** Repo-relative ledger path. */
+  readonly ledger: string;
+  /** Repo-relative spec path. */
+  readonly spec: string;
+  readonly previousDecision: string;
+  readonly hint: string | null;
+  readonly model: string | null;
+  /** The subject the child's single commit must carry (`<status>` is the child's outcome). */
+  readonly commitSubject: string;
+  readonly evidence: EvidenceContract;
+  /** Action records already spent: repeat each verbatim before any new spend (§3.19). */
+  readonly actionRecords: readonly string[];
+  /** Absolute path the child writes its JSON return to (also `LOOPCHART_RETURN`). */
+  readonly returnFile: string;
+  /** Absolute path of the jobs file (also `LOOPCHART_JOBS`). */
+  readonly jobsFile: string;
+  /** For a verification repair: the failing gate. */
+  readonly verification: VerificationFailure | null;
+}
+
+/** Where the host put the dispatch's files. */
+export interface TaskPaths {
+  readonly worktree: string;
+  readonly ledger: string;
+  readonly spec: string;
+  readonly returnFile: string;
+  readonly jobsFile: string;
+}
+
+/**
+ * Builds the child task of a planned dispatch.
+ *
+ * @param plan the dispatch plan
+ * @param paths where the worktree, ledger, spec, return file and jobs file are
+ * @param extra carried action records and, for a verification repair, the failing gate
+ * @returns the task, ready to serialize as JSON
+ */
+export function childTask(
+  plan: DispatchPlan,
+  paths: TaskPaths,
+  extra: { actionRecords?: readonly ActionRecord[]; verification?: VerificationFailure | null } = {},
+): ChildTask {
+  const kind = plan.target === 'seed' ? 'seed' : plan.target === 'verify' ? 'verify' : 'row';
+  const [line1, line2] = formatAttribution(plan.pending, plan.iteration + 1).split('\n') as [string, string];
+  const subject =
+    kind === 'seed'
+      ? 'loop: seed evidence'
+      : kind === 'verify'
+        ? 'loop: verification fix'
+        : `loop: row ${plan.target} <done|failed>`;
+  return {
+    version: 1,
+    kind,
+    target: plan.target,
+    iteration: plan.iteration,
+    commitBody: [line1, line2],
+    worktree: paths.worktree,
+    ledger: paths.ledger,
+    spec: paths.spec,
+    previousDecision: plan.previousDecision,
+    hint: plan.hint,
+    model: plan.model,
+    commitSubject: subject,
+    evidence: EVIDENCE_CONTRACT,
+    actionRecords: (extra.actionRecords ?? []).map(formatActionRecord),
+    returnFile: paths.returnFile,
+    jobsFile: paths.jobsFile,
+    verification: extra.verification ?? null,
+  };
+}
+
+/**
+ * The plan of a dispatch found in flight at resume (§3.2 pending recovery): the before-image is the
+ * ledger at the tuple's HEAD, the reserved ledger is the one on disk. Task fields that only the
+ * original dispatch knew (hint, previous decision, model) are not recovered: a relaunch reuses the
+ * task file written at reservation.
+ *
+ * @param saved the ledger at the tuple's HEAD (committed before the bump)
+ * @param reserved the ledger on disk, carrying the tuple
+ * @throws Error when `reserved` carries no tuple
+ */
+export function restoredPlan(saved: Ledger, reserved: Ledger): DispatchPlan {
+  if (reserved.pending === null) throw new Error('the ledger on disk carries no pending tuple');
+  return {
+    target: reserved.pending.target,
+    iteration: saved.iterations,
+    pending: reserved.pending,
+    saved,
+    reserved,
+    hint: null,
+    previousDecision: 'none',
+    model: null,
+  };
+}

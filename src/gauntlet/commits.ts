@@ -264,7 +264,7 @@ export type RepairReason =
   /** `admitted: <sha>`: the verification child's commit this marker admits. */
   | { readonly kind: 'admitted'; readonly child: string };
 
-const REASON_LINE = /^(seed miss|seed interrupted|miss|interrupted|admitted): (.+)$/;
+const REASON_LINE = /^(seed miss|seed interrupted|miss|interrupted|admitted): (.+)$/s;
 
 /** Line breaks inside a reason are folded to spaces: the body keeps one reason line. */
 function oneLine(text: string): string {

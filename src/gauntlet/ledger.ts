@@ -168,8 +168,9 @@ const RAW: Slot = { kind: 'raw' };
 
 const HEADING = /^#{1,6}(?:[ \t]|$)/;
 const DECISIONS_HEADING_LINE = /^##[ \t]+Decisions[ \t]*$/;
-const SPEC_LINE = /^\*\*Spec:\*\*(.*)$/;
-const KEY_LINE = /^(base|verification|checks|iterations|allowance|pending|cap):(.*)$/;
+// `s`: values may hold U+2028/U+2029, which `.` would not match; only \n ends a line here.
+const SPEC_LINE = /^\*\*Spec:\*\*(.*)$/s;
+const KEY_LINE = /^(base|verification|checks|iterations|allowance|pending|cap):(.*)$/s;
 const COUNTER = /^\d+$/;
 const SEPARATOR_CELL = /^:?-+:?$/;
 
@@ -584,8 +585,13 @@ function parseTable(
       );
     }
   } else {
+    // At the end of the file there is no line i + 1: name the last line instead.
     findings.push(
-      finding('ledger.table.separator', i + 1, 'the table separator line (|---|---|---|---|) is missing'),
+      finding(
+        'ledger.table.separator',
+        Math.min(i + 1, source.length),
+        'the table separator line (|---|---|---|---|) is missing',
+      ),
     );
   }
 

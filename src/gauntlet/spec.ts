@@ -19,13 +19,14 @@ export interface ParsedSpec {
 /** `venue:` environments that are never allowed (§1.3: a venue is never production). */
 const PRODUCTION_VENUES = new Set(['prd', 'prod', 'production']);
 
-const HEADING = /^(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
+// `s`: text may hold U+2028/U+2029, which `.` would not match; only \n ends a line here.
+const HEADING = /^(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/s;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const CHECKBOX_BULLET = /^[-*+][ \t]+\[( |x|X)\](?:[ \t]+(.*))?$/;
+const CHECKBOX_BULLET = /^[-*+][ \t]+\[( |x|X)\](?:[ \t]+(.*))?$/s;
 const LIST_ITEM = /^(?:[-*+]|\d+[.)])(?:[ \t]|$)/;
 const DISPOSITION_KEYWORD = /^(in-scope|deviates|deferred|venue|elsewhere)(?![\w-])/;
 const NONE_LINE = /^none - \S/;
-const AMEND_GRANT = /^\*\*Amend-grant:\*\*(.*)$/;
+const AMEND_GRANT = /^\*\*Amend-grant:\*\*(.*)$/s;
 const HEADER_FIELD = /^\*\*[^*]+:\*\*/;
 
 /** Tracker refs (`#12`, `owner/repo#12`, `ABC-123`), spec paths and URLs (§1.3, [O]). */
@@ -246,7 +247,7 @@ function parseCriteria(section: readonly Line[], findings: Finding[]): SpecRow[]
 /** Parses one trimmed disposition line; `null` (with a finding) when it is malformed. */
 function parseDisposition(text: string, no: number, findings: Finding[]): Disposition | null {
   if (text === 'in-scope') return { kind: 'in-scope', explicit: true };
-  const m = /^(deviates|deferred|venue|elsewhere):(.*)$/.exec(text);
+  const m = /^(deviates|deferred|venue|elsewhere):(.*)$/s.exec(text);
   const value = (m?.[2] ?? '').trim();
   if (!m || value === '') {
     findings.push(

@@ -81,7 +81,7 @@ export interface GitPort {
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** Tracked plus untracked non-ignored paths under `roots` in the working tree (`ls-files --cached --others`). */
   listWorktreePaths(roots: readonly string[]): Promise<string[]>;
-  /** Paths of every blob under `roots` in revision `rev` (`ls-tree -r`). */
+  /** Paths of every blob (file or symlink, not submodule) under `roots` in revision `rev` (`ls-tree -r`). */
   listTreePaths(rev: string, roots: readonly string[]): Promise<string[]>;
 }
 
@@ -379,8 +379,12 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
     async listTreePaths(rev, roots) {
       requireRevision(rev, 'tree revision');
       roots.forEach(requireRootPath);
-      const { text } = await run(['ls-tree', '-r', '-z', '--name-only', '--full-tree', rev, '--', ...roots]);
-      return text.split('\0').filter((p) => p.length > 0);
+      // Records are `<mode> <type> <object>\t<path>`; only blobs are files (gitlinks are submodules).
+      const { text } = await run(['ls-tree', '-r', '-z', '--full-tree', rev, '--', ...roots]);
+      return text
+        .split('\0')
+        .filter((record) => / blob [0-9a-f]+\t/.test(record))
+        .map((record) => record.slice(record.indexOf('\t') + 1));
     },
   };
   return port;

@@ -14,12 +14,7 @@ export interface CliCommand {
   run(args: readonly string[], io: CliIo): Promise<number>;
 }
 
-const commands: CliCommand[] = [];
-
-/** Adds a command to the CLI (called by each command module). */
-export function registerCommand(command: CliCommand): void {
-  commands.push(command);
-}
+import { COMMANDS as commands } from './registry.js';
 
 function usage(): string {
   const width = Math.max(0, ...commands.map((c) => c.name.length));

@@ -1,0 +1,8 @@
+/**
+ * Every `loopchart` command, registered once. Each command lives in its own module under
+ * src/cli/ and exports a {@link CliCommand}; add it to the list below.
+ */
+import type { CliCommand } from './commands.js';
+
+/** The commands in the order `loopchart help` lists them. */
+export const COMMANDS: readonly CliCommand[] = [];

@@ -39,12 +39,12 @@ export interface MachineModel<TSnapshot extends AnyMachineSnapshot = AnyMachineS
   readonly project?: (snapshot: TSnapshot) => JsonValue;
   /** Model states where exploration stops (no event is explored from them). */
   readonly stopWhen?: (snapshot: TSnapshot) => boolean;
-  /** Tripwire: the most model states (state + "via") explored before giving up. Default 50,000. */
+  /** Tripwire: the most model states (state + "via") explored before giving up. Default 20,000. */
   readonly maxStates?: number;
 }
 
 /** The default for {@link MachineModel.maxStates}. */
-export const DEFAULT_MAX_STATES = 50_000;
+export const DEFAULT_MAX_STATES = 20_000;
 
 /**
  * Types a model against its machine (no runtime effect): `defineMachineModel(machine, { … })`

@@ -227,7 +227,7 @@ export function createModelExplorer(machine: AnyStateMachine, model: MachineMode
     if (typeof cases !== 'function') {
       let events = staticCases.get(eventType);
       if (!events) {
-        events = cases.map((payload) => ({ ...payload, type: eventType }));
+        events = cases.map((payload) => ({ type: eventType, ...payload }));
         staticCases.set(eventType, events);
       }
       return events;
@@ -242,7 +242,7 @@ export function createModelExplorer(machine: AnyStateMachine, model: MachineMode
       ? checkPayloads(eventType, payloads)
       : [finding('graph.model.cases.shape', 0, `the cases function of "${eventType}" must return a list`)];
     if (findings.length > 0) throw new MachineModelError(machine.id, findings);
-    return payloads.map((payload) => ({ ...payload, type: eventType }));
+    return payloads.map((payload) => ({ type: eventType, ...payload }));
   };
 
   const offeredEvents = (state: ModelState): AnyEventObject[] => {

@@ -98,6 +98,17 @@ describe('generatePathSuite', () => {
     expect(coverageOfSuite(cover).transitions.covered).toBe(coverageOfSuite(shortest).transitions.covered);
   });
 
+  it('names the transitions a model cannot reach (no flaky verdict: no rule R3)', () => {
+    const events = { ...repairFixtureModel.events };
+    events['xstate.done.actor.runChecks'] = [
+      { output: { verdict: 'pass' } },
+      { output: { verdict: 'fail' } },
+    ];
+    const suite = generatePathSuite(repairFixtureMachine, { ...repairFixtureModel, events });
+    expect(suite.summary.uncoveredTransitions).toEqual(['fixture.working.deciding||2']);
+    expect(suite.summary.transitionsCovered).toBe(suite.summary.transitionsTotal - 1);
+  });
+
   it('is deterministic', () => {
     expect(generatePathSuite(repairFixtureMachine, repairFixtureModel, { strategy: 'shortest' })).toEqual(
       shortest,

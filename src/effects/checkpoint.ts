@@ -1,0 +1,378 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import {
+  chmod,
+  copyFile,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  symlink,
+} from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { InputError, LoopchartError } from '../common/errors.js';
+import { compareCodePoints } from './canonical-json.js';
+import { makeTempDir, writeFileAtomic } from './files.js';
+
+// A byte-for-byte checkpoint of a bounded scope of the working tree (the cybernetic loop's
+// "checkpoint that can restore every byte in the bounded scope, including pre-existing edits").
+// It copies bytes outside the repository and restores with plain file operations: never git
+// reset, clean or checkout, which would touch work outside the scope.
+
+/** The state of one path in a scope. */
+export type ScopeEntry =
+  | { readonly path: string; readonly kind: 'directory'; readonly mode: number }
+  | { readonly path: string; readonly kind: 'file'; readonly mode: number; readonly digest: string }
+  | { readonly path: string; readonly kind: 'symlink'; readonly target: string };
+
+/** How a path differs between the checkpoint and the working tree now. */
+export interface ScopeDifference {
+  readonly path: string;
+  /**
+   * `added`: exists now, not at the checkpoint. `removed`: the reverse. `kind`: file/dir/symlink
+   * changed. `content`, `mode`, `target`: same kind, different bytes, permission bits or link target.
+   */
+  readonly change: 'added' | 'removed' | 'kind' | 'content' | 'mode' | 'target';
+}
+
+/** Outcome of {@link Checkpoint.restore}; it never throws for file-system failures. */
+export interface RestoreReport {
+  /** Whether the scope now equals the checkpoint (verified after restoring). */
+  readonly restored: boolean;
+  /** Paths that were rewritten, recreated, deleted or re-moded. */
+  readonly changed: readonly string[];
+  /** Differences that remain (empty when restored). */
+  readonly remaining: readonly ScopeDifference[];
+  /** The operation that failed, when one did. */
+  readonly error?: string;
+}
+
+/** A stored checkpoint of a scope. */
+export interface Checkpoint {
+  /** Absolute worktree path. */
+  readonly worktree: string;
+  /** Normalized repository-relative scope paths. */
+  readonly scope: readonly string[];
+  /** Where the copies live (outside the repository). */
+  readonly storeDir: string;
+  /** Every path in the scope at checkpoint time, sorted. */
+  readonly entries: readonly ScopeEntry[];
+  /** Makes the scope equal to the checkpoint byte for byte, modes included; touches nothing outside it. */
+  restore(): Promise<RestoreReport>;
+  /** Whether the scope equals the checkpoint now. */
+  verify(): Promise<boolean>;
+  /** Paths whose state differs from the checkpoint now, sorted. */
+  diff(): Promise<ScopeDifference[]>;
+  /** Deletes the stored copies. */
+  dispose(): Promise<void>;
+}
+
+/** Options of {@link createCheckpoint}. */
+export interface CheckpointOptions {
+  /** Absolute worktree path. */
+  readonly worktree: string;
+  /** Repository-relative files or directories (`.` is the whole worktree); missing paths are fine. */
+  readonly scope: readonly string[];
+  /** Where to store the copies; default a fresh temporary directory outside the worktree. */
+  readonly storeDir?: string;
+}
+
+/**
+ * An exact checkpoint cannot be made or used. `code` is `checkpoint.unavailable` (e.g. a socket
+ * or device in the scope, a scope reached through a symlink, an unreadable file, a damaged store).
+ */
+export class CheckpointUnavailableError extends LoopchartError {
+  constructor(message: string) {
+    super('checkpoint.unavailable', message);
+  }
+}
+
+const RECORD_FILE = 'checkpoint.json';
+
+interface CheckpointRecord {
+  readonly version: 1;
+  readonly worktree: string;
+  readonly scope: readonly string[];
+  readonly entries: readonly ScopeEntry[];
+}
+
+/**
+ * Checkpoints a scope: records every directory, file (bytes and mode) and symlink under the scope
+ * paths, including uncommitted edits, untracked and ignored files, and which scope paths did not
+ * exist. File bytes are copied into the store, named by their SHA-256. The worktree's own `.git`
+ * is never part of a scope. The record is written last, so a store with a record is complete;
+ * {@link loadCheckpoint} reopens it after a crash.
+ *
+ * @param options worktree, scope, optional store directory
+ * @returns the checkpoint
+ * @throws InputError (`checkpoint.scope`) for a scope path that is absolute, contains `..` or
+ *   names `.git`; CheckpointUnavailableError when some path cannot be captured exactly
+ */
+export async function createCheckpoint(options: CheckpointOptions): Promise<Checkpoint> {
+  const scope = normalizeScope(options.scope);
+  const { worktree } = options;
+  const storeDir = options.storeDir ?? (await makeTempDir('loopchart-checkpoint-', { outside: worktree }));
+  await mkdir(join(storeDir, 'blobs'), { recursive: true });
+  await requireRealParents(worktree, scope);
+  const entries = await snapshotScope(worktree, scope, async (absolute) => storeBlob(storeDir, absolute));
+  const record: CheckpointRecord = { version: 1, worktree, scope, entries };
+  await writeFileAtomic(join(storeDir, RECORD_FILE), JSON.stringify(record));
+  return checkpointFrom(record, storeDir);
+}
+
+/**
+ * Reopens a checkpoint from its store directory.
+ *
+ * @param storeDir the directory {@link createCheckpoint} wrote
+ * @returns the checkpoint
+ * @throws CheckpointUnavailableError when the record is missing or damaged
+ */
+export async function loadCheckpoint(storeDir: string): Promise<Checkpoint> {
+  let record: CheckpointRecord;
+  try {
+    record = JSON.parse(await readFile(join(storeDir, RECORD_FILE), 'utf8')) as CheckpointRecord;
+  } catch (error) {
+    throw new CheckpointUnavailableError(`no readable checkpoint in ${storeDir}: ${messageOf(error)}`);
+  }
+  if (record.version !== 1 || !Array.isArray(record.entries) || !Array.isArray(record.scope))
+    throw new CheckpointUnavailableError(`checkpoint record in ${storeDir} has an unknown shape`);
+  return checkpointFrom(record, storeDir);
+}
+
+function checkpointFrom(record: CheckpointRecord, storeDir: string): Checkpoint {
+  const { worktree, scope, entries } = record;
+  const diff = async () => compareStates(entries, await snapshotScope(worktree, scope, fileDigest));
+  return {
+    worktree,
+    scope,
+    storeDir,
+    entries,
+    diff,
+    verify: async () => (await diff()).length === 0,
+    restore: () => restoreScope(record, storeDir, diff),
+    dispose: () => rm(storeDir, { recursive: true, force: true }),
+  };
+}
+
+async function restoreScope(
+  record: CheckpointRecord,
+  storeDir: string,
+  diff: () => Promise<ScopeDifference[]>,
+): Promise<RestoreReport> {
+  const { worktree, scope, entries } = record;
+  const changed = new Set<string>();
+  try {
+    await requireRealParents(worktree, scope);
+    const wanted = new Map(entries.map((entry) => [entry.path, entry]));
+    const current = await snapshotScope(worktree, scope, fileDigest);
+
+    // 1. Remove what did not exist at the checkpoint, or exists as another kind; deepest first.
+    for (const entry of [...current].sort((a, b) => depth(b.path) - depth(a.path))) {
+      const target = wanted.get(entry.path);
+      if (target !== undefined && target.kind === entry.kind) continue;
+      await rm(join(worktree, entry.path), { recursive: true, force: true });
+      changed.add(entry.path);
+    }
+
+    // 2. Recreate directories, files and symlinks, shallowest first. Directories stay writable
+    //    until step 3, so read-only directories can still be filled.
+    const now = new Map(
+      (await snapshotScope(worktree, scope, fileDigest)).map((entry) => [entry.path, entry]),
+    );
+    const ordered = [...entries].sort(
+      (a, b) => depth(a.path) - depth(b.path) || compareCodePoints(a.path, b.path),
+    );
+    for (const entry of ordered) {
+      const absolute = join(worktree, entry.path);
+      const present = now.get(entry.path);
+      // A missing parent of a scope path (outside the scope) is recreated empty; nothing else outside is touched.
+      await mkdir(join(absolute, '..'), { recursive: true });
+      if (entry.kind === 'directory') {
+        if (present === undefined) {
+          await mkdir(absolute, { mode: 0o700 });
+          changed.add(entry.path);
+        }
+        await chmod(absolute, entry.mode | 0o700);
+      } else if (entry.kind === 'file') {
+        if (present?.kind === 'file' && present.digest === entry.digest) {
+          if (present.mode !== entry.mode) {
+            await chmod(absolute, entry.mode);
+            changed.add(entry.path);
+          }
+          continue;
+        }
+        await restoreFile(storeDir, entry.digest, absolute, entry.mode);
+        changed.add(entry.path);
+      } else if (present?.kind !== 'symlink' || present.target !== entry.target) {
+        const temporary = `${absolute}.loopchart-${process.pid}-${Date.now()}.tmp`;
+        await symlink(entry.target, temporary);
+        await rename(temporary, absolute);
+        changed.add(entry.path);
+      }
+    }
+
+    // 3. Directory modes last, deepest first.
+    for (const entry of [...ordered].reverse()) {
+      if (entry.kind !== 'directory') continue;
+      await chmod(join(worktree, entry.path), entry.mode);
+      const before = now.get(entry.path);
+      if (before?.kind === 'directory' && before.mode !== entry.mode) changed.add(entry.path);
+    }
+  } catch (error) {
+    const remaining = await diff().catch(() => []);
+    return { restored: false, changed: sortPaths(changed), remaining, error: messageOf(error) };
+  }
+  const remaining = await diff();
+  return { restored: remaining.length === 0, changed: sortPaths(changed), remaining };
+}
+
+async function restoreFile(storeDir: string, digest: string, absolute: string, mode: number): Promise<void> {
+  const blob = join(storeDir, 'blobs', digest);
+  const temporary = `${absolute}.loopchart-${process.pid}-${Date.now()}.tmp`;
+  try {
+    await copyFile(blob, temporary);
+    await chmod(temporary, mode);
+    if ((await fileDigest(temporary)) !== digest)
+      throw new CheckpointUnavailableError(`stored copy ${blob} does not match its digest`);
+    await rename(temporary, absolute);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Walks the scope without following symlinks; `onFile` gives each file's digest. */
+async function snapshotScope(
+  worktree: string,
+  scope: readonly string[],
+  onFile: (absolute: string) => Promise<string>,
+): Promise<ScopeEntry[]> {
+  const entries: ScopeEntry[] = [];
+  const visit = async (path: string): Promise<void> => {
+    const absolute = path === '.' ? worktree : join(worktree, path);
+    let stats: Awaited<ReturnType<typeof lstat>>;
+    try {
+      stats = await lstat(absolute);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw new CheckpointUnavailableError(`cannot read ${path}: ${messageOf(error)}`);
+    }
+    const mode = stats.mode & 0o7777;
+    if (stats.isSymbolicLink()) {
+      entries.push({ path, kind: 'symlink', target: await readlink(absolute) });
+    } else if (stats.isFile()) {
+      entries.push({ path, kind: 'file', mode, digest: await onFile(absolute) });
+    } else if (stats.isDirectory()) {
+      entries.push({ path, kind: 'directory', mode });
+      for (const name of (await readdir(absolute)).sort(compareCodePoints)) {
+        if (path === '.' && name === '.git') continue; // the repository's own metadata is never scope
+        await visit(path === '.' ? name : posix.join(path, name));
+      }
+    } else {
+      throw new CheckpointUnavailableError(`cannot checkpoint ${path}: not a file, directory or symlink`);
+    }
+  };
+  for (const root of scope) await visit(root);
+  return entries.sort((a, b) => compareCodePoints(a.path, b.path));
+}
+
+function compareStates(expected: readonly ScopeEntry[], actual: readonly ScopeEntry[]): ScopeDifference[] {
+  const now = new Map(actual.map((entry) => [entry.path, entry]));
+  const differences: ScopeDifference[] = [];
+  for (const entry of expected) {
+    const present = now.get(entry.path);
+    now.delete(entry.path);
+    if (present === undefined) differences.push({ path: entry.path, change: 'removed' });
+    else if (present.kind !== entry.kind) differences.push({ path: entry.path, change: 'kind' });
+    else if (entry.kind === 'symlink' && present.kind === 'symlink') {
+      if (entry.target !== present.target) differences.push({ path: entry.path, change: 'target' });
+    } else if (entry.kind === 'file' && present.kind === 'file' && entry.digest !== present.digest)
+      differences.push({ path: entry.path, change: 'content' });
+    else if ('mode' in entry && 'mode' in present && entry.mode !== present.mode)
+      differences.push({ path: entry.path, change: 'mode' });
+  }
+  for (const path of now.keys()) differences.push({ path, change: 'added' });
+  return differences.sort((a, b) => compareCodePoints(a.path, b.path));
+}
+
+async function storeBlob(storeDir: string, absolute: string): Promise<string> {
+  // Copy first and hash the copy, so the stored bytes and their name always agree.
+  const temporary = join(storeDir, 'blobs', `incoming-${process.pid}-${Math.random().toString(16).slice(2)}`);
+  try {
+    await copyFile(absolute, temporary);
+    const digest = await fileDigest(temporary);
+    await rename(temporary, join(storeDir, 'blobs', digest));
+    return digest;
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw new CheckpointUnavailableError(`cannot copy ${absolute}: ${messageOf(error)}`);
+  }
+}
+
+async function fileDigest(absolute: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(absolute)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Refuses scope paths whose parent chain inside the worktree is a symlink or a file. */
+async function requireRealParents(worktree: string, scope: readonly string[]): Promise<void> {
+  for (const path of scope) {
+    const parts = path === '.' ? [] : path.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i += 1) {
+      const parent = parts.slice(0, i).join('/');
+      try {
+        const stats = await lstat(join(worktree, parent));
+        if (!stats.isDirectory())
+          throw new CheckpointUnavailableError(
+            `scope path ${path} lies under ${parent}, which is not a directory`,
+          );
+      } catch (error) {
+        if (error instanceof CheckpointUnavailableError) throw error;
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') break;
+        throw new CheckpointUnavailableError(`cannot read ${parent}: ${messageOf(error)}`);
+      }
+    }
+  }
+}
+
+function normalizeScope(scope: readonly string[]): string[] {
+  if (scope.length === 0)
+    throw new InputError('checkpoint.scope', 'a checkpoint needs at least one scope path');
+  const normalized = scope.map((raw) => {
+    const path = posix.normalize(raw.replace(/\/+$/, '') || '.');
+    const parts = path.split('/');
+    if (path.startsWith('/') || parts.includes('..') || raw.includes('\0') || raw.length === 0)
+      throw new InputError(
+        'checkpoint.scope',
+        `scope path must be relative and inside the worktree: ${JSON.stringify(raw)}`,
+      );
+    if (parts[0] === '.git')
+      throw new InputError(
+        'checkpoint.scope',
+        `scope path must not be the repository's .git: ${JSON.stringify(raw)}`,
+      );
+    return path;
+  });
+  // Drop paths covered by another scope path.
+  const unique = [...new Set(normalized)].sort(compareCodePoints);
+  return unique.filter(
+    (path) => !unique.some((other) => other !== path && (other === '.' || path.startsWith(`${other}/`))),
+  );
+}
+
+function depth(path: string): number {
+  return path === '.' ? 0 : path.split('/').length;
+}
+
+function sortPaths(paths: Iterable<string>): string[] {
+  return [...paths].sort(compareCodePoints);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

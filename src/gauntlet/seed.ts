@@ -1,0 +1,88 @@
+/**
+ * Entry step 4 of the loop engine: the ledger skeleton seeded from the spec
+ * (gauntlet-protocol §1.2, §1.3, §3.1).
+ */
+
+import { type Finding, finding } from '../common/finding.js';
+import { checkLedger, DEFAULT_CHECKS, DEFAULT_DISCRIMINANT } from './ledger.js';
+import { dispositionEvidence, isCutDisposition } from './spec.js';
+import type { Ledger, LedgerRow, Spec } from './types.js';
+
+/** The allowance a fresh ledger gets when the host's setting is unset (§1.2). */
+export const DEFAULT_ALLOWANCE = 4;
+
+/** What the seed needs besides the spec. */
+export interface SeedOptions {
+  /** Repo-relative path of the spec, written alone in the `**Spec:**` header. */
+  readonly specPath: string;
+  /** Full SHA of the worktree HEAD at seeding (`git rev-parse HEAD`). */
+  readonly base: string;
+  /** The resolved verification (CI) command. */
+  readonly verification: string;
+  /** The allowance setting; default 4. Never scaled by row count. */
+  readonly allowance?: number;
+  /** The gate-set mode line; default `commands`. */
+  readonly checks?: string;
+  /** Line 1; default `# Loop ledger`. */
+  readonly discriminant?: string;
+}
+
+/** Result of {@link seedLedger}: the skeleton, or `null` with the findings that prevent it. */
+export interface SeededLedger {
+  readonly ledger: Ledger | null;
+  readonly findings: Finding[];
+}
+
+/**
+ * Builds the fresh ledger skeleton: headers in protocol order with `iterations: 0` and the
+ * allowance right after it, one row per spec AC in order, `in-scope` and `venue:` rows `open`
+ * with empty evidence, `deviates:`/`deferred:`/`elsewhere:` rows `cut` with the disposition text
+ * as evidence, all attempts 0, no decisions, no `pending:`. The allowance is the setting as is:
+ * never scaled by row count, and kept when every row is cut.
+ *
+ * The spec's own findings are the caller's to act on; this function only reads its rows.
+ *
+ * @param spec the parsed spec.
+ * @param options spec path, base SHA, verification command, allowance, checks, discriminant.
+ * @returns the ledger (no layout: it serializes canonically) or `null` with findings:
+ *   `seed.allowance` for an allowance that is not an integer >= 1 (§6 A20), and the `ledger.*`
+ *   findings of {@link checkLedger} for values that cannot be written (bad SHA, blank command,
+ *   absolute or decorated spec path).
+ */
+export function seedLedger(spec: Spec, options: SeedOptions): SeededLedger {
+  const allowance = options.allowance ?? DEFAULT_ALLOWANCE;
+  const findings: Finding[] = [];
+  const allowanceOk = Number.isSafeInteger(allowance) && allowance >= 1;
+  if (!allowanceOk)
+    findings.push(
+      finding(
+        'seed.allowance',
+        0,
+        `the allowance setting must be an integer >= 1 to seed a ledger, got ${String(allowance)}`,
+      ),
+    );
+  const rows: LedgerRow[] = spec.rows.map((specRow, index) => {
+    const cut = isCutDisposition(specRow.disposition);
+    return {
+      row: index + 1,
+      status: cut ? 'cut' : 'open',
+      attempts: 0,
+      evidence: dispositionEvidence(specRow.disposition),
+    };
+  });
+  const ledger: Ledger = {
+    discriminant: options.discriminant ?? DEFAULT_DISCRIMINANT,
+    spec: options.specPath,
+    base: options.base,
+    verification: options.verification,
+    checks: options.checks ?? DEFAULT_CHECKS,
+    iterations: 0,
+    allowance,
+    pending: null,
+    rows,
+    decisions: [],
+  };
+  // A bad allowance is reported once, as seed.allowance; check everything else as written.
+  findings.push(...checkLedger(allowanceOk ? ledger : { ...ledger, allowance: DEFAULT_ALLOWANCE }, spec));
+  return findings.length > 0 ? { ledger: null, findings } : { ledger, findings: [] };
+}

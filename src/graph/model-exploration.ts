@@ -9,7 +9,7 @@ import type {
 } from 'xstate';
 import { finding } from '../common/finding.js';
 import { MachineModelError, PathGenerationError } from './errors.js';
-import type { JsonValue } from './json-value.js';
+import { isJsonValue, type JsonValue } from './json-value.js';
 import {
   checkPayloads,
   DEFAULT_MAX_STATES,
@@ -117,11 +117,18 @@ export function createModelExplorer(machine: AnyStateMachine, model: MachineMode
   };
 
   const projectionOf = (snapshot: AnyMachineSnapshot): JsonValue => {
+    let projection: unknown;
     try {
-      return model.project ? model.project(snapshot) : (snapshot.context as JsonValue);
+      projection = model.project ? model.project(snapshot) : snapshot.context;
     } catch (error) {
       return fail(`project() threw in state ${stateValueLabel(snapshot.value)}`, error);
     }
+    // The projection is part of every suite step and of the node key: it must survive JSON.
+    if (!isJsonValue(projection)) {
+      const what = model.project ? 'project() returned' : 'the context (the default projection) is';
+      return fail(`${what} something that is not plain JSON in state ${stateValueLabel(snapshot.value)}`);
+    }
+    return projection;
   };
 
   const applyTimers = (
@@ -184,7 +191,12 @@ export function createModelExplorer(machine: AnyStateMachine, model: MachineMode
     try {
       return stepper.step(snapshot, event);
     } catch (error) {
-      return fail(`event ${event.type} threw in state ${stateValueLabel(snapshot.value)}`, error);
+      // The usual cause: an action reads a payload field the model never supplied.
+      const hint =
+        model.events?.[event.type] === undefined && !isMachineProducedEvent(event.type)
+          ? ` (the model gives no payload cases for ${event.type})`
+          : '';
+      return fail(`event ${event.type} threw in state ${stateValueLabel(snapshot.value)}${hint}`, error);
     }
   };
 

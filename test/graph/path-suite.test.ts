@@ -184,11 +184,18 @@ describe('generatePathSuite with a bad model', () => {
     );
   });
 
+  it('refuses a projection that is not plain JSON', () => {
+    const model = { ...repairFixtureModel, project: () => ({ when: new Date(0) }) as never };
+    expect(() => generatePathSuite(repairFixtureMachine, model)).toThrow(
+      /project\(\) returned something that is not plain JSON in state idle/,
+    );
+  });
+
   it('reports a step that throws, naming the event and the state', () => {
     const model = { ...repairFixtureModel, events: { ...repairFixtureModel.events } };
     delete (model.events as Record<string, unknown>)['xstate.done.actor.runChecks'];
     expect(() => generatePathSuite(repairFixtureMachine, model)).toThrow(
-      /event xstate\.done\.actor\.runChecks threw in state working\.verifying/,
+      /event xstate\.done\.actor\.runChecks threw in state working\.verifying \(the model gives no payload cases/,
     );
   });
 

@@ -20,8 +20,11 @@ export interface SpawnedChild {
 
 /** Options of {@link runChildCommand}. */
 export interface ChildCommandOptions {
-  /** The user's shell command, run as `/bin/sh -c <command>`. */
-  readonly command: string;
+  /**
+   * What to run. A string is the user's shell command and runs as `/bin/sh -c <command>`; an
+   * argument vector (`[file, ...args]`) runs the file directly, without a shell.
+   */
+  readonly command: string | readonly string[];
   /** Working directory (the worktree). */
   readonly cwd: string;
   /** Extra environment on top of this process's (e.g. LOOPCHART_TASK, LOOPCHART_RETURN, LOOPCHART_JOBS). */
@@ -70,8 +73,8 @@ export interface ChildRunResult {
 /**
  * Runs a child command in its own process group and waits for it, watching for silence.
  *
- * The command is a shell command written by the user, so it runs through `/bin/sh -c`; nothing
- * else in loopchart uses a shell. stdin is closed; stdout and stderr go straight to `logPath`
+ * A string command was written by the user as a shell command, so it runs through `/bin/sh -c`;
+ * nothing else in loopchart uses a shell. An argument vector runs without one. stdin is closed; stdout and stderr go straight to `logPath`
  * (a file, not a pipe, so background processes that keep the descriptor open cannot hold the run
  * open, and the log survives a crash of this process). Silence is measured on the log's size.
  * On silence, overall timeout or abort the whole group gets TERM, then KILL after
@@ -109,7 +112,19 @@ export async function runChildCommand(options: ChildCommandOptions): Promise<Chi
 
   // execa's types accept a file descriptor only as a numeric literal type; any open fd works at run time.
   const logDescriptor = logFd as 3;
-  const subprocess = execa('/bin/sh', ['-c', command], {
+  const [file, ...args] = typeof command === 'string' ? ['/bin/sh', '-c', command] : command;
+  if (file === undefined || file.length === 0) {
+    closeSync(logFd);
+    return {
+      ...base,
+      outcome: 'spawn-error',
+      exitCode: null,
+      signal: null,
+      error: 'empty command',
+      outputTail: '',
+    };
+  }
+  const subprocess = execa(file, args, {
     cwd,
     env: { ...options.env },
     extendEnv: true,

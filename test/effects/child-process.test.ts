@@ -38,6 +38,17 @@ describe('runChildCommand', () => {
     expect(result.lingeringGroupMembers).toEqual([]);
   });
 
+  it('runs an argument vector without a shell', async () => {
+    const result = await runChildCommand({
+      command: ['node', '-e', 'console.log(process.argv.slice(1).join("|"))', '$HOME', 'a b', '; exit 9'],
+      cwd: dir,
+      logPath: join(dir, 'argv.log'),
+    });
+    expect(result).toMatchObject({ outcome: 'exited', exitCode: 0, outputTail: '$HOME|a b|; exit 9' });
+    const empty = await runChildCommand({ command: [], cwd: dir, logPath: join(dir, 'empty.log') });
+    expect(empty).toMatchObject({ outcome: 'spawn-error', error: 'empty command' });
+  });
+
   it('reports pid and start identity right after spawn, while the child is still running', async () => {
     let seen: SpawnedChild | undefined;
     let identityAtCallback: string | null = null;

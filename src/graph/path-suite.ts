@@ -207,22 +207,26 @@ function toSuitePath(path: WalkedPath, json: ReturnType<typeof createJsonCache>)
       transitions: [...after.transitions],
     };
   });
-  return { id: pathId(steps), description: describe(path.events, steps), steps };
+  return { id: pathId(steps), description: describePath(path.events, steps), steps };
 }
 
 function pathId(steps: readonly PathStep[]): string {
   const events = JSON.stringify(steps.map((step) => step.event));
   return `p-${createHash('sha256').update(events).digest('hex').slice(0, 12)}`;
 }
-function describe(events: readonly AnyEventObject[], steps: readonly PathStep[]): string {
+/** Longest payload text a path description shows per event; the step itself has the full payload. */
+const PAYLOAD_SHOWN = 60;
+
+function describePath(events: readonly AnyEventObject[], steps: readonly PathStep[]): string {
   const last = steps[steps.length - 1];
   const reached = last ? stateValueLabel(last.stateAfter.value as never) : '?';
   const labels = events.map((event) => {
     const { type, ...payload } = event;
     // An actor outcome shows its output or error; other events show their fields.
     const shown = 'output' in payload ? payload.output : 'error' in payload ? payload.error : payload;
-    const fields = shown !== undefined && JSON.stringify(shown) !== '{}' ? ` ${JSON.stringify(shown)}` : '';
-    return `${shortEventLabel(type)}${fields}`;
+    const text = shown === undefined ? '' : JSON.stringify(shown);
+    const clipped = text.length > PAYLOAD_SHOWN ? `${text.slice(0, PAYLOAD_SHOWN - 1)}…` : text;
+    return clipped === '' || clipped === '{}' ? shortEventLabel(type) : `${shortEventLabel(type)} ${clipped}`;
   });
   return `reaches ${reached} by ${labels.join(' → ')}`;
 }

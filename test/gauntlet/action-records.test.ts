@@ -27,7 +27,7 @@ describe('parseActionRecord (§3.19, §6 A7)', () => {
     });
   });
 
-  it('A7: accepts the worked example spelling without parentheses on read', () => {
+  it('AS1: accepts the worked example spelling without parentheses on read (§6 A7)', () => {
     expect(parseActionRecord('bound spent: capture 1 of 1')).toMatchObject({
       kind: 'bound-spent',
       action: 'capture',
@@ -37,7 +37,7 @@ describe('parseActionRecord (§3.19, §6 A7)', () => {
     });
   });
 
-  it('A7: always writes the parenthesised spelling', () => {
+  it('always writes the parenthesised spelling (§6 A7)', () => {
     const read = parseActionRecord('bound spent: capture 1 of 1') as ActionRecord;
     expect(formatActionRecord(read)).toBe('bound spent: capture (1 of 1)');
     expect(formatActionRecord({ kind: 'ran', action: 'capture', k: 1, bound: 1 })).toBe(

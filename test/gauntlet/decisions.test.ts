@@ -30,7 +30,7 @@ describe('parseDecision: every kind of §1.5', () => {
     expect(parseDecision(line)).toEqual({ kind: 'seed', seeded: 4, closed: 1, firstRow: 'row 2', line });
   });
 
-  it('A1: reads a retry; the stored allowed attempts is only history', () => {
+  it('reads a retry; the stored allowed attempts is history only (§3.5)', () => {
     const line = 'row 3 retry | use the local MinIO fixture | allowed attempts 99';
     expect(parseDecision(line)).toEqual({
       kind: 'retry',
@@ -41,7 +41,7 @@ describe('parseDecision: every kind of §1.5', () => {
     });
   });
 
-  it('A5: recognises an escalation by its prefix alone', () => {
+  it('recognises an escalation by its prefix alone (§6 A5)', () => {
     for (const line of [
       'row 3 escalated | implModel round | allowed attempts 4',
       'row 3 escalated | implModel round | allowed a',

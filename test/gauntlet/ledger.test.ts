@@ -355,7 +355,8 @@ describe('parseLedger: findings', () => {
     ['a stray carriage return', withLine(22, 'row 2 done | a\r | b'), 'ledger.line.carriage-return', 22],
   ];
   for (const [what, text, code, line] of cases) {
-    it(`${code}: ${what}`, () => {
+    // Scenario ids (E9) come first in a test's name.
+    it(/^[A-Z]+\d+:/.test(what) ? `${what} (${code})` : `${code}: ${what}`, () => {
       const result = parseLedger(text);
       expect(result.ledger).toBeNull();
       expect(result.findings).toContainEqual(expect.objectContaining({ code, line }));

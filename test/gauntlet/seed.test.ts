@@ -102,7 +102,7 @@ describe('seedLedger (Entry step 4)', () => {
     expect(seeded(specOf(['none - no ticket'])).rows).toEqual([]);
   });
 
-  it('A20: refuses an allowance below 1 with a named finding and no ledger', () => {
+  it('refuses an allowance below 1 with a named finding and no ledger (§6 A20)', () => {
     const spec = specOf(['- [ ] a']);
     for (const allowance of [0, -1, 2.5]) {
       const result = seedLedger(spec, { ...options, allowance });

@@ -114,13 +114,19 @@ interface CheckpointRecord {
 export async function createCheckpoint(options: CheckpointOptions): Promise<Checkpoint> {
   const scope = normalizeScope(options.scope);
   const { worktree } = options;
-  const storeDir = options.storeDir ?? (await makeTempDir('loopchart-checkpoint-', { outside: worktree }));
-  await mkdir(join(storeDir, 'blobs'), { recursive: true });
   await requireRealParents(worktree, scope);
-  const entries = await snapshotScope(worktree, scope, async (absolute) => storeBlob(storeDir, absolute));
-  const record: CheckpointRecord = { version: 1, worktree, scope, entries };
-  await writeFileAtomic(join(storeDir, RECORD_FILE), JSON.stringify(record));
-  return checkpointFrom(record, storeDir);
+  const storeDir = options.storeDir ?? (await makeTempDir('loopchart-checkpoint-', { outside: worktree }));
+  try {
+    await mkdir(join(storeDir, 'blobs'), { recursive: true });
+    const entries = await snapshotScope(worktree, scope, async (absolute) => storeBlob(storeDir, absolute));
+    const record: CheckpointRecord = { version: 1, worktree, scope, entries };
+    await writeFileAtomic(join(storeDir, RECORD_FILE), JSON.stringify(record));
+    return checkpointFrom(record, storeDir);
+  } catch (error) {
+    // A partial store is useless; remove it unless the caller supplied the directory.
+    if (options.storeDir === undefined) await rm(storeDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /**

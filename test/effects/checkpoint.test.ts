@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -180,12 +181,13 @@ describe('checkpoint details', () => {
     await expect(loadCheckpoint(saved.storeDir)).rejects.toBeInstanceOf(CheckpointUnavailableError);
   });
 
-  it('stops before mutation when a scope cannot be captured exactly', async () => {
+  it('stops before mutation when a scope cannot be captured exactly, leaving no store behind', async () => {
+    const storesBefore = readdirSync(tmpdir()).filter((name) => name.startsWith('loopchart-checkpoint-'));
     mkdirSync(join(work, 'pipes'));
     execFileSync('mkfifo', [join(work, 'pipes', 'fifo')]);
-    await expect(
-      createCheckpoint({ worktree: work, scope: ['pipes'], storeDir: join(work, '..', `${Date.now()}-x`) }),
-    ).rejects.toBeInstanceOf(CheckpointUnavailableError);
+    await expect(createCheckpoint({ worktree: work, scope: ['pipes'] })).rejects.toBeInstanceOf(
+      CheckpointUnavailableError,
+    );
     const outside = mkdtempSync(join(tmpdir(), 'loopchart-outside-'));
     try {
       symlinkSync(outside, join(work, 'escape'));
@@ -195,6 +197,8 @@ describe('checkpoint details', () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+    const storesAfter = readdirSync(tmpdir()).filter((name) => name.startsWith('loopchart-checkpoint-'));
+    expect(storesAfter.filter((name) => !storesBefore.includes(name))).toEqual([]);
   });
 
   it('refuses to restore through a scope parent that became a symlink', async () => {

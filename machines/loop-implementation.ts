@@ -213,6 +213,14 @@ export interface LoopContext {
 // ---------------------------------------------------------------------------------------------
 // Pure views of the context (thin calls into the protocol core)
 
+/**
+ * The ordered table's answer for the context (the pure `evaluateRules` over the ledger, history,
+ * held settings and spec). Every guard of `implement.beforeDispatch` reads this.
+ */
+export function rulesOutcome(context: LoopContext): RulesOutcome {
+  return rules(context);
+}
+
 function rules(context: LoopContext): RulesOutcome {
   return evaluateRules({
     ledger: context.ledger,
@@ -229,6 +237,11 @@ function amendPermission(context: LoopContext): boolean {
   return context.spec?.amendGrant.kind === 'active';
 }
 
+/** The validation verdict on the return in flight (`validateReturn`), or `null` before a return. */
+export function returnOutcomeOf(context: LoopContext): ReturnOutcome | null {
+  return returnOutcome(context);
+}
+
 function returnOutcome(context: LoopContext): ReturnOutcome | null {
   const { plan, boundary, child } = context;
   if (plan === null || child === null || boundary === null || plan.target === 'verify') return null;
@@ -242,6 +255,11 @@ function returnOutcome(context: LoopContext): ReturnOutcome | null {
     ...(boundary.headLedgerText === null ? {} : { headLedger: ledgerOrFindings(boundary.headLedgerText) }),
     retainedActionRecords: context.actionRecords,
   });
+}
+
+/** The admission verdict on a verification repair in flight, or `null`. */
+export function verificationOutcomeOf(context: LoopContext): VerificationReturnOutcome | null {
+  return verificationOutcome(context);
 }
 
 function verificationOutcome(context: LoopContext): VerificationReturnOutcome | null {
@@ -269,9 +287,10 @@ function outcomeKind(context: LoopContext): string | null {
 function repairEdit(context: LoopContext): LedgerEdit {
   const plan = context.plan as DispatchPlan;
   const input = { saved: plan.saved, pending: plan.pending, actionRecords: context.actionRecords };
+  if (plan.target === 'verify')
+    return emptyVerificationMarker({ ...input, reason: context.interruption ?? 'not admitted' });
   if (context.interruption !== null) {
     const reason = context.interruption as Parameters<typeof interruptedRowRepair>[0]['reason'];
-    if (plan.target === 'verify') return emptyVerificationMarker({ ...input, reason });
     return plan.target === 'seed'
       ? interruptedSeedRepair({ ...input, reason })
       : interruptedRowRepair({ ...input, reason });
@@ -559,7 +578,7 @@ function unreachableCut(context: LoopContext): CommitRequest {
 /** A human choice that applies: keep its edit for the commit that follows. */
 const acceptChoice = {
   guard: 'choiceApplies',
-  target: '#loop.implement.applyingChoice',
+  target: '#loop-implementation.implement.applyingChoice',
   actions: 'keepChoice',
 } as const;
 
@@ -568,7 +587,7 @@ const rowStopChoices = {
   'human.retry': acceptChoice,
   'human.raise': acceptChoice,
   'human.amend': acceptChoice,
-  'human.stop': { target: '#loop.stopped' },
+  'human.stop': { target: '#loop-implementation.stopped' },
 } as const;
 
 /**
@@ -576,7 +595,7 @@ const rowStopChoices = {
  * })` (see src/host/ for the real implementations and docs/api.md for the contracts).
  */
 export const loopImplementationMachine = loopSetup.createMachine({
-  id: 'loop',
+  id: 'loop-implementation',
   description: 'pi-gauntlet loop engine (loop-implementation)',
   context: ({ input }) => ({
     input,
@@ -635,7 +654,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 };
               }),
             },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         resolvingSettings: {
@@ -660,7 +679,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
         },
         specInvalid: {
           always: {
-            target: '#loop.invalid',
+            target: '#loop-implementation.invalid',
             actions: assign({
               problem: ({ context }) => ({
                 message:
@@ -677,7 +696,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
           always: [
             {
               guard: 'settingsUnavailable',
-              target: '#loop.invalid',
+              target: '#loop-implementation.invalid',
               description: 'settings tool unavailable',
               actions: assign({
                 problem: ({ context }) => ({
@@ -692,7 +711,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             },
             {
               guard: 'seedImpossible',
-              target: '#loop.invalid',
+              target: '#loop-implementation.invalid',
               description: 'plan check found problems',
               actions: assign({
                 problem: ({ context }) => ({
@@ -713,8 +732,8 @@ export const loopImplementationMachine = loopSetup.createMachine({
             id: 'commitSeedLedger',
             src: 'commitLedger',
             input: ({ context }) => ({ ledger: headLedger(context), subject: 'loop: seed ledger', body: '' }),
-            onDone: '#loop.implement',
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onDone: '#loop-implementation.implement',
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         restoring: {
@@ -722,30 +741,28 @@ export const loopImplementationMachine = loopSetup.createMachine({
           always: [
             {
               guard: 'beforeImageMissing',
-              target: '#loop.humanStop.recoveryIncomplete',
+              target: '#loop-implementation.invalid',
               description: 'pending tuple without a recoverable before-image',
               actions: assign({
-                stop: ({ context }) => ({
-                  kind: 'recovery-incomplete' as const,
-                  iteration: Math.max(0, (context.ledger?.iterations ?? 1) - 1),
-                  what: 'before-image unrecoverable',
+                problem: ({ context }) => ({
+                  message: `the ledger carries a pending tuple but the ledger at its HEAD cannot be read; the dispatch cannot be recovered automatically (${context.input.ledgerPath})`,
+                  findings: [],
                 }),
-                stopLedger: ({ context }) => context.ledger,
               }),
             },
             {
               guard: 'pendingOnDisk',
-              target: '#loop.implement.resuming',
+              target: '#loop-implementation.implement.resuming',
               description: 'pending tuple: recover it first',
             },
             {
               guard: 'pendingVerifyOnDisk',
-              target: '#loop.verify.repair.resuming',
+              target: '#loop-implementation.verify.repair.resuming',
               description: 'pending verify tuple',
             },
             {
               guard: 'treeDirty',
-              target: '#loop.humanStop.commitBoundary',
+              target: '#loop-implementation.humanStop.commitBoundary',
               description: 'unresolved dirty tree',
               actions: assign({
                 stop: ({ context }) => ({
@@ -756,7 +773,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 stopLedger: ({ context }) => context.ledger,
               }),
             },
-            { target: '#loop.implement' },
+            { target: '#loop-implementation.implement' },
           ],
         },
       },
@@ -802,7 +819,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 };
               }),
             },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         beforeDispatch: {
@@ -810,7 +827,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
           always: [
             {
               guard: 'configurationStop',
-              target: '#loop.invalid',
+              target: '#loop-implementation.invalid',
               description: 'preconditions (checks:, allowance:, escalateAfter)',
               actions: assign({
                 problem: ({ context }) => {
@@ -823,7 +840,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             },
             {
               guard: 'boundSpent',
-              target: '#loop.humanStop.boundSpent',
+              target: '#loop-implementation.humanStop.boundSpent',
               description: 'unreachable routing: bound spent',
               actions: assign({
                 stop: ({ context }) => {
@@ -842,7 +859,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             },
             {
               guard: 'unreachableNeedsHuman',
-              target: '#loop.humanStop.unreachableAmend',
+              target: '#loop-implementation.humanStop.unreachableAmend',
               description: 'unreachable routing: amend batch for the human',
               actions: assign({
                 stop: ({ context }) => {
@@ -860,10 +877,14 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 stopLedger: ({ context }) => context.ledger,
               }),
             },
-            { guard: 'noOpenOrFailedRow', target: '#loop.verify', description: 'R1 no open or failed row' },
+            {
+              guard: 'noOpenOrFailedRow',
+              target: '#loop-implementation.verify',
+              description: 'R1 no open or failed row',
+            },
             {
               guard: 'rowAtAllowance',
-              target: '#loop.humanStop.rowAllowance',
+              target: '#loop-implementation.humanStop.rowAllowance',
               description: 'R2 unresolved row attempts >= effective allowance',
               actions: assign({
                 stop: ({ context }) => {
@@ -877,7 +898,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             },
             {
               guard: 'seedCountReached',
-              target: '#loop.humanStop.seedExhaustion',
+              target: '#loop-implementation.humanStop.seedExhaustion',
               description: 'R4 seed count reached the allowance',
               actions: assign({
                 stop: ({ context }) => ({
@@ -921,7 +942,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             onDone: [
               {
                 guard: ({ event }) => event.output.model === null || event.output.model.trim() === '',
-                target: '#loop.humanStop.missingModel',
+                target: '#loop-implementation.humanStop.missingModel',
                 actions: assign({
                   stop: ({ context }) => {
                     const outcome = rules(context);
@@ -936,7 +957,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
               { target: 'escalating', actions: assign({ model: ({ event }) => event.output.model }) },
             ],
             onError: {
-              target: '#loop.humanStop.missingModel',
+              target: '#loop-implementation.humanStop.missingModel',
               actions: assign({
                 stop: ({ context }) => {
                   const outcome = rules(context);
@@ -976,9 +997,14 @@ export const loopImplementationMachine = loopSetup.createMachine({
                     hint: plan.hint,
                   };
                 },
+                ledger: ({ context }) => {
+                  const plan = context.plan as DispatchPlan;
+                  return escalationEdit(plan.saved, plan.target as number, context.model ?? undefined).ledger;
+                },
+                head: ({ event }) => event.output.head,
               }),
             },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         reserving: {
@@ -994,7 +1020,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
               target: 'running',
               actions: assign({ ledger: ({ context }) => (context.plan as DispatchPlan).reserved }),
             },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         resuming: {
@@ -1023,7 +1049,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 }),
               },
             ],
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         running: {
@@ -1056,7 +1082,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
               ledgerPath: context.input.ledgerPath,
             }),
             onDone: { target: 'validating', actions: assign({ boundary: ({ event }) => event.output }) },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         validating: {
@@ -1075,7 +1101,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             },
             {
               guard: 'unattributed',
-              target: '#loop.humanStop.recoveryIncomplete',
+              target: '#loop-implementation.humanStop.recoveryIncomplete',
               description: 'commit not attributable to this dispatch',
               actions: assign({
                 // An authorized discard (A19) repairs the attempt with this reason.
@@ -1104,7 +1130,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             src: 'finishDispatch',
             input: ({ context }) => ({ plan: context.plan as DispatchPlan }),
             onDone: 'refreshing',
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         repairing: {
@@ -1114,7 +1140,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             src: 'commitLedger',
             input: ({ context }) => repairEdit(context),
             onDone: 'finishingRepair',
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         finishingRepair: {
@@ -1123,7 +1149,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             src: 'finishDispatch',
             input: ({ context }) => ({ plan: context.plan as DispatchPlan }),
             onDone: 'refreshing',
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         recovery: {
@@ -1138,7 +1164,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 onDone: [
                   {
                     guard: 'notOwned',
-                    target: '#loop.humanStop.recoveryIncomplete',
+                    target: '#loop-implementation.humanStop.recoveryIncomplete',
                     description: 'checkout ownership unproven',
                     actions: assign({
                       stop: ({ context, event }) => ({
@@ -1159,7 +1185,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                     }),
                   },
                 ],
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
             jobs: {
@@ -1170,7 +1196,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 onDone: [
                   {
                     guard: 'jobsUnresolved',
-                    target: '#loop.humanStop.recoveryIncomplete',
+                    target: '#loop-implementation.humanStop.recoveryIncomplete',
                     description: 'a job is not owned or still running',
                     actions: assign({
                       stop: ({ context, event }) => ({
@@ -1195,7 +1221,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                     }),
                   },
                 ],
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
             reset: {
@@ -1206,7 +1232,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 onDone: [
                   {
                     guard: 'treeDirtyAfterReset',
-                    target: '#loop.humanStop.recoveryIncomplete',
+                    target: '#loop-implementation.humanStop.recoveryIncomplete',
                     description: 'tree dirty after reset',
                     actions: assign({
                       stop: ({ context }) => ({
@@ -1219,7 +1245,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                   },
                   { target: 'ledgerRepair' },
                 ],
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
             ledgerRepair: {
@@ -1227,8 +1253,8 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 id: 'commitInterruptedRepair',
                 src: 'commitLedger',
                 input: ({ context }) => repairEdit(context),
-                onDone: '#loop.implement.finishingRepair',
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onDone: '#loop-implementation.implement.finishingRepair',
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
           },
@@ -1250,7 +1276,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
               target: 'refreshing',
               actions: assign(({ context }) => respec(unreachableCut(context).specText ?? context.specText)),
             },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         applyingChoice: {
@@ -1264,13 +1290,13 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 src: 'commitLedger',
                 input: ({ context }) => context.pendingChoice as CommitRequest,
                 onDone: {
-                  target: '#loop.implement.refreshing',
+                  target: '#loop-implementation.implement.refreshing',
                   actions: assign(({ context }) => ({
                     ...respec((context.pendingChoice as CommitRequest).specText ?? context.specText),
                     pendingChoice: null,
                   })),
                 },
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
           },
@@ -1290,15 +1316,18 @@ export const loopImplementationMachine = loopSetup.createMachine({
         recoveryIncomplete: {
           description: 'Stopped: iteration <i> recovery incomplete - <what>',
           on: {
-            'human.discard': { target: '#loop.implement.recovery.jobs', description: 'discard authorized' },
-            'human.stop': { target: '#loop.stopped' },
+            'human.discard': {
+              target: '#loop-implementation.implement.recovery.jobs',
+              description: 'discard authorized',
+            },
+            'human.stop': { target: '#loop-implementation.stopped' },
           },
         },
         commitBoundary: {
           description: 'Dirty tree: discard/reset authorization',
           on: {
-            'human.discard': { target: '#loop.discarding', description: 'discard authorized' },
-            'human.stop': { target: '#loop.stopped' },
+            'human.discard': { target: '#loop-implementation.discarding', description: 'discard authorized' },
+            'human.stop': { target: '#loop-implementation.stopped' },
           },
         },
         verificationFailed: {
@@ -1307,23 +1336,23 @@ export const loopImplementationMachine = loopSetup.createMachine({
             'human.amend': [
               {
                 guard: 'reopensRow',
-                target: '#loop.amendingInVerify',
+                target: '#loop-implementation.amendingInVerify',
                 actions: 'keepChoice',
                 description: 'amendment re-bounds a done row',
               },
               acceptChoice,
             ],
-            'human.stop': { target: '#loop.stopped' },
+            'human.stop': { target: '#loop-implementation.stopped' },
           },
         },
         reopenedDuringVerify: {
           description: 'Stopped: row <n> reopened by amendment during verify',
           on: {
             'human.return': {
-              target: '#loop.implement',
+              target: '#loop-implementation.implement',
               description: 'return the row to ledger implementation',
             },
-            'human.stop': { target: '#loop.stopped' },
+            'human.stop': { target: '#loop-implementation.stopped' },
           },
         },
       },
@@ -1336,7 +1365,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
         src: 'commitLedger',
         input: ({ context }) => context.pendingChoice as CommitRequest,
         onDone: {
-          target: '#loop.humanStop.reopenedDuringVerify',
+          target: '#loop-implementation.humanStop.reopenedDuringVerify',
           actions: assign(({ context }) => {
             const request = context.pendingChoice as CommitRequest;
             const row = request.ledger.rows.find(
@@ -1350,7 +1379,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             };
           }),
         },
-        onError: { target: '#loop.failed', actions: 'storeError' },
+        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },
     },
 
@@ -1363,12 +1392,12 @@ export const loopImplementationMachine = loopSetup.createMachine({
         onDone: [
           {
             guard: 'treeDirtyAfterReset',
-            target: '#loop.humanStop.commitBoundary',
+            target: '#loop-implementation.humanStop.commitBoundary',
             description: 'still dirty',
           },
-          { target: '#loop.implement' },
+          { target: '#loop-implementation.implement' },
         ],
-        onError: { target: '#loop.failed', actions: 'storeError' },
+        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },
     },
 
@@ -1391,7 +1420,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 actions: assign({ gateFailure: ({ event }) => (event.output.passed ? null : event.output) }),
               },
               {
-                target: '#loop.humanStop.verificationFailed',
+                target: '#loop-implementation.humanStop.verificationFailed',
                 description: 'repairs >= allowance',
                 actions: assign(({ context, event }) => {
                   const gateFailure = event.output.passed ? null : event.output;
@@ -1408,7 +1437,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 }),
               },
             ],
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         repair: {
@@ -1423,7 +1452,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 onDone: [
                   {
                     guard: ({ event }) => event.output.model === null || event.output.model.trim() === '',
-                    target: '#loop.humanStop.verificationFailed',
+                    target: '#loop-implementation.humanStop.verificationFailed',
                     description: 'no repair model',
                     actions: assign(({ context }) => ({
                       stop: {
@@ -1441,14 +1470,14 @@ export const loopImplementationMachine = loopSetup.createMachine({
                       plan: planDispatch({
                         ledger: headLedger(context),
                         target: 'verify',
-                        head: context.workspace?.head ?? '',
+                        head: context.head ?? '',
                         model: event.output.model,
                       }),
                     })),
                   },
                 ],
                 onError: {
-                  target: '#loop.humanStop.verificationFailed',
+                  target: '#loop-implementation.humanStop.verificationFailed',
                   actions: assign(({ context }) => ({
                     stop: {
                       kind: 'verification-failed' as const,
@@ -1486,7 +1515,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                     }),
                   },
                 ],
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
             reserving: {
@@ -1501,7 +1530,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                   target: 'running',
                   actions: assign({ ledger: ({ context }) => (context.plan as DispatchPlan).reserved }),
                 },
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
             running: {
@@ -1536,7 +1565,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                   ledgerPath: context.input.ledgerPath,
                 }),
                 onDone: { target: 'validating', actions: assign({ boundary: ({ event }) => event.output }) },
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
             validating: {
@@ -1544,7 +1573,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 { guard: 'verificationAdmitted', target: 'marking', description: 'repair admitted' },
                 {
                   guard: 'verificationUnattributed',
-                  target: '#loop.humanStop.recoveryIncomplete',
+                  target: '#loop-implementation.humanStop.recoveryIncomplete',
                   description: 'repair commit not attributable',
                   actions: assign({
                     stop: ({ context }) => {
@@ -1560,7 +1589,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                   }),
                 },
                 {
-                  target: '#loop.implement.recovery',
+                  target: '#loop-implementation.implement.recovery',
                   description: 'not admitted: recover the checkout, then an empty marker',
                   actions: assign({
                     interruption: ({ context }) => {
@@ -1581,8 +1610,8 @@ export const loopImplementationMachine = loopSetup.createMachine({
                   if (outcome?.kind !== 'admitted') throw new Error('no admitted verification repair');
                   return verificationRepairMarker(outcome.ledger, outcome.childSha, outcome.actionRecords);
                 },
-                onDone: '#loop.implement.finishingRepair',
-                onError: { target: '#loop.failed', actions: 'storeError' },
+                onDone: '#loop-implementation.implement.finishingRepair',
+                onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },
           },
@@ -1602,7 +1631,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 ],
               }),
             },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
         conformance: {
@@ -1612,7 +1641,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
             src: 'conformanceReview',
             input: ({ context }) => ({ base: headLedger(context).base, specPath: context.input.specPath }),
             onDone: {
-              target: '#loop.finished',
+              target: '#loop-implementation.finished',
               actions: assign({
                 reviews: ({ context, event }) => [
                   ...context.reviews,
@@ -1620,7 +1649,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 ],
               }),
             },
-            onError: { target: '#loop.failed', actions: 'storeError' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
       },

@@ -1,0 +1,326 @@
+/**
+ * The model of the loop engine statechart for path generation: which outcome each actor can
+ * report (as `xstate.done.actor.*` / `xstate.error.actor.*` events with payloads), which replies a
+ * person can give at each stop, and the abstraction of the context its guards read.
+ *
+ * The world behind the payloads is in loop-implementation-world.ts. Actor outcomes that depend on
+ * the dispatch in flight (child commits, boundary reads) are computed from the snapshot with the
+ * reference child, so every path is coherent: the ledger a child "commits" is the one a
+ * conforming child (or a child breaking one named rule) would commit for exactly that dispatch.
+ */
+import type { SnapshotFrom } from 'xstate';
+import {
+  type LoopContext,
+  loopImplementationMachine,
+  returnOutcomeOf,
+  rulesOutcome,
+  verificationOutcomeOf,
+} from '../../../machines/loop-implementation.js';
+import { formatChildBody } from '../../gauntlet/commits.js';
+import type { DispatchPlan } from '../../gauntlet/dispatch.js';
+import { serializeLedger } from '../../gauntlet/ledger.js';
+import type { JsonValue } from '../json-value.js';
+import { defineMachineModel, type EventPayload } from '../machine-model.js';
+import {
+  BASE,
+  childCommit,
+  legacyCapLedgerText,
+  reservedLedger,
+  sha,
+  WORLD_ALLOWANCE,
+  WORLD_BAD_SPEC,
+  WORLD_ESCALATE_AFTER,
+  WORLD_PATHS,
+  WORLD_SPEC,
+  WORLD_SPEC_WITH_GRANT,
+  worldStates,
+} from './loop-implementation-world.js';
+
+type Snapshot = SnapshotFrom<typeof loopImplementationMachine>;
+
+const states = worldStates();
+const rowReady = states.find((s) => s.name === 'row 1 ready');
+const allClosed = states.find((s) => s.name === 'every row closed');
+if (rowReady === undefined || allClosed === undefined) throw new Error('the model world is incomplete');
+
+const failure = { error: { message: 'the effect failed' } };
+
+/** Plain JSON of a value (ledgers and plans are plain data already; this drops `undefined`). */
+function json(value: unknown): JsonValue {
+  return JSON.parse(JSON.stringify(value)) as JsonValue;
+}
+
+const workspaces: EventPayload[] = [
+  { name: 'fresh', head: BASE, porcelain: '', ledgerText: null, specText: WORLD_SPEC, savedLedgerText: null },
+  {
+    name: 'fresh, bad spec',
+    head: BASE,
+    porcelain: '',
+    ledgerText: null,
+    specText: WORLD_BAD_SPEC,
+    savedLedgerText: null,
+  },
+  {
+    name: 'restore under a standing grant',
+    head: rowReady.head,
+    porcelain: '',
+    ledgerText: serializeLedger(rowReady.ledger),
+    specText: WORLD_SPEC_WITH_GRANT,
+    savedLedgerText: null,
+  },
+  {
+    name: 'restore, dirty tree',
+    head: rowReady.head,
+    porcelain: ' M src/export.ts',
+    ledgerText: serializeLedger(rowReady.ledger),
+    specText: WORLD_SPEC,
+    savedLedgerText: null,
+  },
+  {
+    name: 'restore, row dispatch in flight',
+    head: rowReady.head,
+    porcelain: '',
+    ledgerText: serializeLedger(reservedLedger(rowReady, 1)),
+    specText: WORLD_SPEC,
+    savedLedgerText: serializeLedger(rowReady.ledger),
+  },
+  {
+    name: 'restore, verification repair in flight',
+    head: allClosed.head,
+    porcelain: '',
+    ledgerText: serializeLedger(reservedLedger(allClosed, 'verify')),
+    specText: WORLD_SPEC,
+    savedLedgerText: serializeLedger(allClosed.ledger),
+  },
+  {
+    name: 'restore, tuple without a before-image',
+    head: rowReady.head,
+    porcelain: '',
+    ledgerText: serializeLedger(reservedLedger(rowReady, 1)),
+    specText: WORLD_SPEC,
+    savedLedgerText: null,
+  },
+].map(({ name: _name, ...facts }) => ({ output: facts as EventPayload }));
+
+const refreshes: EventPayload[] = [
+  ...states.map((state) => ({
+    output: json({ head: state.head, ledgerText: serializeLedger(state.ledger), commits: state.commits }),
+  })),
+  { output: { head: BASE, ledgerText: legacyCapLedgerText(), commits: [] } },
+];
+
+function plan(snapshot: Snapshot): DispatchPlan | null {
+  return snapshot.context.plan;
+}
+
+/** Boundary reads for the dispatch in flight, by what the child reported. */
+function boundaries(snapshot: Snapshot): EventPayload[] {
+  const current = plan(snapshot);
+  const child = snapshot.context.child;
+  if (current === null) return [];
+  const none = { porcelain: '', commitCount: 0, commit: null, headLedgerText: null };
+  if (child === null || child.returned !== 'DONE') return [{ output: none }];
+  const dirty = { porcelain: ' M src/export.ts', commitCount: 1, commit: null, headLedgerText: null };
+  if (current.target === 'verify') {
+    const body = formatChildBody(current.pending, current.iteration + 1);
+    const fix = { sha: sha('d'), subject: 'loop: verification fix', body };
+    const reserved = serializeLedger(current.reserved);
+    return [
+      { output: { porcelain: '', commitCount: 1, commit: fix, headLedgerText: reserved } },
+      {
+        output: {
+          porcelain: '',
+          commitCount: 1,
+          commit: { ...fix, body: 'fixed it' },
+          headLedgerText: reserved,
+        },
+      },
+      { output: dirty },
+    ];
+  }
+  const one = (made: ReturnType<typeof childCommit>) => ({
+    output: json({ porcelain: '', commitCount: 1, ...made }),
+  });
+  const valid =
+    current.target === 'seed'
+      ? childCommit(current, { kind: 'seed', evidence: { 1: 'npm test; header row missing' } })
+      : childCommit(current, { kind: 'done', evidence: 'npm test; header row written' });
+  const cases = [
+    one(valid),
+    one(childCommit(current, { kind: 'violate', violation: 'allowance-change' })),
+    one({ ...valid, commit: { ...valid.commit, body: 'no attribution' } }),
+    { output: dirty },
+    { output: none },
+  ];
+  if (current.target !== 'seed')
+    cases.push(one(childCommit(current, { kind: 'failed', evidence: 'npm test; header row missing' })));
+  return cases;
+}
+
+/** Rows a human can name: for a retry an open or failed row, for an amendment any row. */
+function rowsOf(snapshot: Snapshot, statuses: readonly string[]): number[] {
+  return (snapshot.context.ledger?.rows ?? []).filter((r) => statuses.includes(r.status)).map((r) => r.row);
+}
+
+const actorIds = [
+  'inspectWorkspace',
+  'resolveSettings',
+  'commitSeedLedger',
+  'refresh',
+  'resolveImplModel',
+  'commitEscalation',
+  'reserveDispatch',
+  'recoverDispatch',
+  'dispatchChild',
+  'readBoundary',
+  'finishAdmittedDispatch',
+  'commitRepair',
+  'finishRepairedDispatch',
+  'checkProvenance',
+  'cleanupJobs',
+  'resetCheckout',
+  'commitInterruptedRepair',
+  'commitUnreachableCut',
+  'commitChoice',
+  'commitReopen',
+  'discardChanges',
+  'runGates',
+  'resolveRepairModel',
+  'recoverVerifyDispatch',
+  'reserveVerifyDispatch',
+  'dispatchRepairChild',
+  'readRepairBoundary',
+  'commitVerificationMarker',
+  'reviewDiff',
+  'conformanceReview',
+] as const;
+
+const committed: EventPayload[] = [{ output: { head: sha('e') } }];
+const finished: EventPayload[] = [{ output: {} }];
+const children: EventPayload[] = [
+  { output: { returned: 'DONE' } },
+  { output: { returned: 'BLOCKED' } },
+  { output: { returned: null, killedAfterSilence: true } },
+];
+const recoveries: EventPayload[] = [
+  { output: { launched: false } },
+  { output: { launched: true, returned: 'DONE' } },
+];
+
+/**
+ * The abstraction of the context that the machine's guards read: the ordered table's outcome,
+ * the validation verdicts, and the flags of entry, recovery and verify.
+ */
+export function loopProjection(context: LoopContext): JsonValue {
+  const outcome =
+    context.ledger === null && context.ledgerFindings.length === 0 ? null : rulesOutcome(context);
+  const validation = returnOutcomeOf(context);
+  const verification = verificationOutcomeOf(context);
+  return {
+    rule:
+      outcome === null
+        ? null
+        : outcome.kind === 'dispatch-row'
+          ? `row:${outcome.escalated ? 'escalated' : 'plain'}:${outcome.hintSource ?? 'none'}`
+          : outcome.kind === 'unreachable-amend'
+            ? `unreachable:${outcome.autoApply}`
+            : outcome.kind,
+    validation: validation?.kind ?? null,
+    verification: verification?.kind ?? null,
+    target:
+      context.plan === null ? null : typeof context.plan.target === 'number' ? 'row' : context.plan.target,
+    model: context.model !== null,
+    settings: context.settings === null ? null : context.settings.allowance > 0,
+    stop: context.stop?.kind ?? null,
+    interrupted: context.interruption !== null,
+    repairsLeft:
+      context.ledger === null ? null : context.history.verificationRepairs < context.ledger.allowance,
+    pendingChoice: context.pendingChoice !== null,
+  };
+}
+
+/** The loop engine's model (registered as `loop-implementation`). */
+export const loopImplementationModel = defineMachineModel(loopImplementationMachine, {
+  input: { ...WORLD_PATHS },
+  project: (snapshot) => loopProjection(snapshot.context),
+  maxStates: 60_000,
+  events: {
+    ...Object.fromEntries(actorIds.map((id) => [`xstate.error.actor.${id}`, [failure]])),
+    'xstate.done.actor.inspectWorkspace': workspaces,
+    'xstate.done.actor.resolveSettings': [
+      { output: { allowance: WORLD_ALLOWANCE, escalateAfter: WORLD_ESCALATE_AFTER } },
+      { output: { allowance: 0, escalateAfter: WORLD_ESCALATE_AFTER } },
+    ],
+    'xstate.done.actor.commitSeedLedger': committed,
+    'xstate.done.actor.refresh': refreshes,
+    'xstate.done.actor.resolveImplModel': [
+      { output: { model: 'openai/strong-model' } },
+      { output: { model: null } },
+    ],
+    'xstate.done.actor.commitEscalation': committed,
+    'xstate.done.actor.reserveDispatch': finished,
+    'xstate.done.actor.recoverDispatch': recoveries,
+    'xstate.done.actor.dispatchChild': children,
+    'xstate.done.actor.readBoundary': boundaries,
+    'xstate.done.actor.finishAdmittedDispatch': finished,
+    'xstate.done.actor.commitRepair': committed,
+    'xstate.done.actor.finishRepairedDispatch': finished,
+    'xstate.done.actor.checkProvenance': [
+      { output: { owned: true, actionRecords: [] } },
+      { output: { owned: false, what: 'checkout ownership unproven' } },
+    ],
+    'xstate.done.actor.cleanupJobs': [
+      { output: { terminated: 1, problem: null, actionRecords: [] } },
+      { output: { terminated: 0, problem: 'job 4242 not owned', actionRecords: [] } },
+    ],
+    'xstate.done.actor.resetCheckout': [{ output: { clean: true } }, { output: { clean: false } }],
+    'xstate.done.actor.commitInterruptedRepair': committed,
+    'xstate.done.actor.commitUnreachableCut': committed,
+    'xstate.done.actor.commitChoice': committed,
+    'xstate.done.actor.commitReopen': committed,
+    'xstate.done.actor.discardChanges': [{ output: { clean: true } }, { output: { clean: false } }],
+    'xstate.done.actor.runGates': [
+      { output: { passed: true } },
+      {
+        output: {
+          passed: false,
+          gate: 1,
+          command: WORLD_PATHS.verification,
+          exitCode: 1,
+          logPath: '/tmp/loopchart-logs/gate-1.log',
+          tail: 'FAIL test/export.test.ts',
+        },
+      },
+    ],
+    'xstate.done.actor.resolveRepairModel': [
+      { output: { model: 'openai/strong-model' } },
+      { output: { model: null } },
+    ],
+    'xstate.done.actor.recoverVerifyDispatch': recoveries,
+    'xstate.done.actor.reserveVerifyDispatch': finished,
+    'xstate.done.actor.dispatchRepairChild': children,
+    'xstate.done.actor.readRepairBoundary': boundaries,
+    'xstate.done.actor.commitVerificationMarker': committed,
+    'xstate.done.actor.reviewDiff': [{ output: { ran: false } }],
+    'xstate.done.actor.conformanceReview': [{ output: { ran: true, verdict: 'CONFORMS' } }],
+    'human.retry': (snapshot) =>
+      rowsOf(snapshot, ['open', 'failed'])
+        .slice(0, 1)
+        .map((row) => ({ row, hint: 'use the local fixture' })),
+    'human.raise': [{ amount: 2, words: '' }],
+    'human.amend': (snapshot) => [
+      ...rowsOf(snapshot, ['open', 'failed', 'done'])
+        .slice(0, 1)
+        .map((row) => ({
+          amendment: { kind: 'cut', row, disposition: 'deviates: dropped by product decision' },
+        })),
+      ...rowsOf(snapshot, ['done'])
+        .slice(0, 1)
+        .map((row) => ({ amendment: { kind: 'reopen', row } })),
+      { amendment: { kind: 'preserve', what: 'clarified the header wording' } },
+    ],
+    'human.discard': [{}],
+    'human.return': [{}],
+    'human.stop': [{}],
+  },
+});

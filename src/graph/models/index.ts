@@ -1,0 +1,12 @@
+/**
+ * The model registry: the path-generation model of each machine, keyed by its name in the
+ * machine registry (machines/index.ts). Tools that generate path suites and coverage for every
+ * machine (`loopchart paths`, the generated visualizations/coverage.json) read this registry.
+ */
+import type { MachineModel } from '../machine-model.js';
+import { cyberneticLoopModel } from './cybernetic-loop.js';
+
+/** Registered models by machine name. */
+export const models: Readonly<Record<string, MachineModel>> = {
+  'cybernetic-loop': cyberneticLoopModel as MachineModel,
+};

@@ -1,17 +1,68 @@
 /**
  * loopchart: bounded agent repair loops as XState statecharts.
  *
- * The public API. Each export is documented where it is defined; docs/api.md is the overview.
+ * The public API, by layer. docs/api.md is the overview; every export is documented where it is
+ * defined.
  */
 
-export {
-  InputError,
-  LedgerFormatError,
-  LoopchartError,
-  NotProvidedError,
-  SpecFormatError,
-  UsageError,
-} from './common/errors.js';
-export type { Finding } from './common/finding.js';
-export { finding, formatFindings } from './common/finding.js';
+// Shared
+export * from './common/errors.js';
+export * from './common/finding.js';
+
+// The loop engine (pi-gauntlet loop-implementation): pure protocol core
+export * from './gauntlet/action-records.js';
+export * from './gauntlet/allowance.js';
+export * from './gauntlet/amendment.js';
+export * from './gauntlet/child-contract.js';
+export * from './gauntlet/commits.js';
+export * from './gauntlet/decisions.js';
+export * from './gauntlet/dispatch.js';
+export * from './gauntlet/escalation.js';
+export * from './gauntlet/evidence.js';
+export * from './gauntlet/history.js';
+export * from './gauntlet/human-stop.js';
+export * from './gauntlet/ledger.js';
+export * from './gauntlet/reference-child.js';
+export * from './gauntlet/repair.js';
+export * from './gauntlet/rules.js';
+export * from './gauntlet/seed.js';
+export * from './gauntlet/spec.js';
+export * from './gauntlet/stagnation.js';
+export * from './gauntlet/targeting.js';
 export * from './gauntlet/types.js';
+export * from './gauntlet/unreachable.js';
+export * from './gauntlet/validate.js';
+export * from './gauntlet/verify.js';
+
+// RPI under the convergence law, crank, the cybernetic loop, the loop protocol: pure cores
+export * from './convergence/index.js';
+export * from './crank/index.js';
+export * from './cybernetic/index.js';
+export * from './loop-protocol/index.js';
+
+// Statecharts
+export * from '../machines/index.js';
+export * from '../machines/loop-implementation.js';
+
+// Tools over machines: model-based testing and diagrams
+export * from './graph/controlled-actors.js';
+export * from './graph/coverage.js';
+export * from './graph/coverage-format.js';
+export * from './graph/coverage-report.js';
+export * from './graph/errors.js';
+export * from './graph/machine-model.js';
+export * from './graph/path-suite.js';
+export * from './graph/path-suite-schema.js';
+export * from './graph/run-path.js';
+export * from './graph/run-path-suite.js';
+export * from './graph/states.js';
+export * from './graph/stepping-clock.js';
+export * from './graph/transitions.js';
+export type { JsonValue } from './graph/json-value.js';
+export type { TransitionKind } from './graph/labels.js';
+export * from './viz/dot.js';
+export * from './viz/errors.js';
+export * from './viz/machine-json.js';
+export * from './viz/mermaid.js';
+export * from './viz/svg.js';
+export type { CoverageOverlay } from './viz/coverage-overlay.js';

@@ -3,15 +3,21 @@
  * (`loopchart viz`, `loopchart paths`, the generated diagrams and coverage) iterate this registry.
  */
 import type { AnyStateMachine } from 'xstate';
+import { crankMachine } from './crank.js';
 import { cyberneticLoopMachine } from './cybernetic-loop.js';
 import { loopImplementationMachine } from './loop-implementation.js';
+import { rpiMachine } from './rpi.js';
 
+export { crankMachine } from './crank.js';
 export { cyberneticLoopMachine } from './cybernetic-loop.js';
 export { loopImplementationMachine } from './loop-implementation.js';
+export { rpiMachine } from './rpi.js';
 
 /** Registered machines by name, in the order tools list them. */
 export const machines = {
   'loop-implementation': loopImplementationMachine,
+  rpi: rpiMachine,
+  crank: crankMachine,
   'cybernetic-loop': cyberneticLoopMachine,
 } as const satisfies Record<string, AnyStateMachine>;
 

@@ -3,6 +3,7 @@
  * src/cli/ and exports a {@link CliCommand}; add it to the list below.
  */
 import type { CliCommand } from './commands.js';
+import { generateCommand } from './generate.js';
 
 /** The commands in the order `loopchart help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [];
+export const COMMANDS: readonly CliCommand[] = [generateCommand];

@@ -1,0 +1,143 @@
+/**
+ * `loopchart generate [--check] [--root <dir>]`: reproduces every generated file of the project
+ * from the code, in one command (`npm run generate`):
+ *
+ * - `visualizations/<machine>.dot`, `.mmd` and `.svg` for every registered machine;
+ * - `visualizations/coverage.json`: transition and state coverage of every machine by its
+ *   generated path suite, run against live actors;
+ * - `schemas/<name>.json`: the JSON Schema of every zod schema that crosses a boundary.
+ *
+ * `--check` writes nothing and exits 1 naming each file that is missing or differs; a test runs
+ * the same comparison so a stale committed file fails the suite.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { AnyStateMachine } from 'xstate';
+import { z } from 'zod';
+import { machines } from '../../machines/index.js';
+import { convergenceSchemas } from '../convergence/schemas.js';
+import { loopEngineSchemas } from '../gauntlet/schemas.js';
+import type { TransitionCoverage } from '../graph/coverage.js';
+import { coverageReportJson } from '../graph/coverage-report.js';
+import { models } from '../graph/models/index.js';
+import { generatePathSuite } from '../graph/path-suite.js';
+import { pathSuiteSchema } from '../graph/path-suite-schema.js';
+import { runPathSuite } from '../graph/run-path-suite.js';
+import { loopProtocolSchemas } from '../loop-protocol/schemas.js';
+import { toDot } from '../viz/dot.js';
+import { toMermaid } from '../viz/mermaid.js';
+import { toSvg } from '../viz/svg.js';
+import { parseCommandArgs } from './args.js';
+import type { CliCommand } from './commands.js';
+
+/** One generated file: its repo-relative path and content. */
+export interface GeneratedFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** Every zod schema published under schemas/, by file name (without `.json`). */
+export function publishedSchemas(): Record<string, z.ZodType> {
+  return {
+    ...loopEngineSchemas,
+    ...convergenceSchemas,
+    ...loopProtocolSchemas,
+    'path-suite': pathSuiteSchema,
+  };
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/**
+ * Coverage of one machine by its generated path suite, run against live actors.
+ *
+ * @throws Error naming the failed paths when any generated path fails on the live machine
+ */
+export async function machineCoverage(name: string, machine: AnyStateMachine): Promise<TransitionCoverage> {
+  const model = models[name];
+  if (model === undefined) throw new Error(`machine "${name}" has no model in src/graph/models/index.ts`);
+  const suite = generatePathSuite(machine, model);
+  const result = await runPathSuite(machine, model, suite);
+  if (result.failures.length > 0)
+    throw new Error(
+      `${result.failures.length} generated path(s) of ${name} failed: ${result.failures
+        .map((f) => `${f.pathId}: ${f.error instanceof Error ? f.error.message : String(f.error)}`)
+        .join('; ')}`,
+    );
+  return result.coverage;
+}
+
+/** Diagrams of one machine: DOT, Mermaid and SVG. */
+export async function machineDiagrams(name: string, machine: AnyStateMachine): Promise<GeneratedFile[]> {
+  const dot = toDot(machine);
+  return [
+    { path: `visualizations/${name}.dot`, content: dot },
+    { path: `visualizations/${name}.mmd`, content: toMermaid(machine) },
+    { path: `visualizations/${name}.svg`, content: await toSvg(dot) },
+  ];
+}
+
+/** Every generated file of the project, in a stable order. */
+export async function generatedFiles(): Promise<GeneratedFile[]> {
+  const files: GeneratedFile[] = [];
+  const coverage: TransitionCoverage[] = [];
+  for (const [name, machine] of Object.entries(machines) as [string, AnyStateMachine][]) {
+    files.push(...(await machineDiagrams(name, machine)));
+    coverage.push(await machineCoverage(name, machine));
+  }
+  files.push({ path: 'visualizations/coverage.json', content: coverageReportJson(coverage) });
+  for (const [name, schema] of Object.entries(publishedSchemas()).sort(([a], [b]) => a.localeCompare(b)))
+    files.push({
+      path: `schemas/${name}.json`,
+      content: json(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })),
+    });
+  return files;
+}
+
+/** The generated files whose committed copy under `root` is missing or differs. */
+export async function staleFiles(root: string, files: readonly GeneratedFile[]): Promise<string[]> {
+  const stale: string[] = [];
+  for (const file of files) {
+    const current = await readFile(join(root, file.path), 'utf8').catch(() => null);
+    if (current !== file.content) stale.push(file.path);
+  }
+  return stale;
+}
+
+/** The `generate` command. */
+export const generateCommand: CliCommand = {
+  name: 'generate',
+  summary: 'regenerate visualizations/ and schemas/ from the code (--check: report stale files)',
+  async run(args, io) {
+    const { values } = parseCommandArgs('generate', args, {
+      check: { type: 'boolean', default: false },
+      root: { type: 'string', default: '.' },
+    });
+    if (values.help) {
+      io.stdout.write('usage: loopchart generate [--check] [--root <dir>] [--json]\n');
+      return 0;
+    }
+    const root = values.root as string;
+    const files = await generatedFiles();
+    if (values.check) {
+      const stale = await staleFiles(root, files);
+      if (values.json)
+        io.stdout.write(json({ command: 'generate', status: stale.length ? 'failed' : 'finished', stale }));
+      else for (const path of stale) io.stdout.write(`stale: ${path}\n`);
+      if (stale.length > 0) io.stderr.write('loopchart: generated files are stale; run `npm run generate`\n');
+      return stale.length > 0 ? 1 : 0;
+    }
+    for (const file of files) {
+      await mkdir(dirname(join(root, file.path)), { recursive: true });
+      await writeFile(join(root, file.path), file.content);
+    }
+    if (values.json)
+      io.stdout.write(
+        json({ command: 'generate', status: 'finished', exitCode: 0, files: files.map((f) => f.path) }),
+      );
+    else io.stdout.write(`wrote ${files.length} files\n`);
+    return 0;
+  },
+};

@@ -34,7 +34,9 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
       allowPositionals,
     });
   } catch (error) {
-    throw new UsageError(`${command}: ${(error as Error).message.replace(/\. To specify a positional.*$/s, '')}`);
+    throw new UsageError(
+      `${command}: ${(error as Error).message.replace(/\. To specify a positional.*$/s, '')}`,
+    );
   }
 }
 
@@ -43,7 +45,13 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
  *
  * @throws UsageError when the value is not a whole number >= `min`
  */
-export function integerOption(command: string, name: string, value: string | undefined, fallback: number, min = 0): number {
+export function integerOption(
+  command: string,
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min = 0,
+): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min)
     throw new UsageError(`${command}: --${name} must be a whole number >= ${min}, got "${value}"`);

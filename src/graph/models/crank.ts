@@ -54,13 +54,22 @@ function laneReturn(id: string, status: 'PASS' | 'FAIL'): LaneReturn {
   };
 }
 
+// A lane's outcome can only happen while its actor runs: a settled actor never reports twice.
+function laneRunning(snapshot: CrankSnapshot, id: string): boolean {
+  const context = snapshot.context as CrankContext;
+  return context.started.includes(id) && !context.returned.includes(id);
+}
+
 function laneEvents(id: string) {
+  const returns = [
+    { output: laneReturn(id, 'PASS') as unknown as JsonValue },
+    { output: laneReturn(id, 'FAIL') as unknown as JsonValue },
+  ];
+  const failures = [{ error: { code: 'internal', message: `lane ${id} crashed` } }];
   return {
-    [`xstate.done.actor.lane.${id}`]: [
-      { output: laneReturn(id, 'PASS') as unknown as JsonValue },
-      { output: laneReturn(id, 'FAIL') as unknown as JsonValue },
-    ],
-    [`xstate.error.actor.lane.${id}`]: [{ error: { code: 'internal', message: `lane ${id} crashed` } }],
+    [`xstate.done.actor.lane.${id}`]: (snapshot: CrankSnapshot) => (laneRunning(snapshot, id) ? returns : []),
+    [`xstate.error.actor.lane.${id}`]: (snapshot: CrankSnapshot) =>
+      laneRunning(snapshot, id) ? failures : [],
   };
 }
 

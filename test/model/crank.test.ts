@@ -1,0 +1,117 @@
+/**
+ * Model-based tests of the crank statechart: every path of the shortest-path suite (every order in
+ * which the model's lanes can return or fail) runs as its own test against a live actor, and each
+ * step is checked against crank's rules: no two running lanes share a surface, conflicting lanes
+ * start in caller order, each lane runs once, and the wave acceptance runs once, after every lane
+ * returned. The suite fails unless every transition and every state was exercised.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SnapshotFrom } from 'xstate';
+import { type CrankContext, crankMachine, laneActorId, type WaveEvidence } from '../../machines/crank.js';
+import { laneConflict, partitionLanes } from '../../src/crank/lane-partition.js';
+import { lanesReadyToStart } from '../../src/crank/lane-schedule.js';
+import type { Lane } from '../../src/crank/wave.js';
+import { parseWave } from '../../src/crank/wave-input.js';
+import type { ControlledInvocation } from '../../src/graph/controlled-actors.js';
+import { transitionCoverage } from '../../src/graph/coverage.js';
+import { assertFullCoverage, formatCoverageLines } from '../../src/graph/coverage-format.js';
+import { CRANK_MODEL_WAVE, crankModel } from '../../src/graph/models/crank.js';
+import { generatePathSuite } from '../../src/graph/path-suite.js';
+import { createSuiteRun } from '../../src/graph/run-path.js';
+
+type CrankSnapshot = SnapshotFrom<typeof crankMachine>;
+
+const laneById = new Map(CRANK_MODEL_WAVE.lanes.map((lane) => [lane.id, lane]));
+const callerOrder = CRANK_MODEL_WAVE.lanes.map((lane) => lane.id);
+
+function checkStep(snapshot: CrankSnapshot, invocations: readonly ControlledInvocation[]): void {
+  const context = snapshot.context as CrankContext;
+  const running = context.started.filter((id) => !context.returned.includes(id));
+
+  // No two lanes that share a write scope or a regen surface run at once.
+  for (const a of running)
+    for (const b of running)
+      if (a < b) expect(laneConflict(laneById.get(a) as Lane, laneById.get(b) as Lane)).toBeNull();
+
+  // Conflicting lanes start in caller order, the later one only after the earlier returned.
+  for (const id of context.started) {
+    const lane = laneById.get(id) as Lane;
+    for (const earlier of callerOrder.slice(0, callerOrder.indexOf(id))) {
+      if (laneConflict(laneById.get(earlier) as Lane, lane) === null) continue;
+      expect(context.returned).toContain(earlier);
+      expect(context.returned.indexOf(earlier)).toBeLessThan(
+        context.started.indexOf(id) + context.returned.length,
+      );
+    }
+  }
+
+  // One RPI per lane, with the caller's bound; the acceptance once, after every lane returned.
+  const laneRuns = invocations.filter((i) => i.src === 'runLane');
+  expect(new Set(laneRuns.map((i) => i.id)).size).toBe(laneRuns.length);
+  expect(laneRuns.map((i) => i.id)).toEqual(context.started.map(laneActorId));
+  for (const i of laneRuns) expect((i.input as { repairRounds: number }).repairRounds).toBe(2);
+  const acceptanceRuns = invocations.filter((i) => i.src === 'runAcceptance');
+  expect(acceptanceRuns.length).toBeLessThanOrEqual(1);
+  if (acceptanceRuns.length === 1) expect([...context.returned].sort()).toEqual([...callerOrder].sort());
+
+  if (snapshot.status !== 'done') return;
+  const evidence = snapshot.output as WaveEvidence;
+  expect(evidence.lanes.map((lane) => lane.id)).toEqual(callerOrder);
+  for (const lane of evidence.lanes) {
+    if (lane.error !== null) expect(lane.status).toBeNull();
+    else expect(lane.subjectDigest).toMatch(/^[0-9a-f]{64}$/);
+  }
+  expect(acceptanceRuns.length).toBe(1);
+  if (snapshot.value === 'evidenced') expect(evidence.acceptance).not.toBeNull();
+  else expect(evidence.failure).not.toBeNull();
+}
+
+// Every order in which lanes return, not just enough paths to cover the edges: the graph is small.
+const suite = generatePathSuite(crankMachine, crankModel, { strategy: 'shortest' });
+const run = createSuiteRun(crankMachine, crankModel, suite);
+
+describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
+  for (const path of suite.paths) {
+    it(path.description, async () => {
+      await run.run(path, {
+        assertStep: (snapshot, _step, { invocations }) => checkStep(snapshot, invocations),
+      });
+    });
+  }
+
+  afterAll(() => {
+    const coverage = transitionCoverage(crankMachine, run.collected());
+    for (const line of formatCoverageLines(coverage)) console.log(line);
+    assertFullCoverage(coverage);
+  });
+});
+
+describe('lanesReadyToStart', () => {
+  const wave = parseWave({
+    lanes: [
+      { id: 'a', scope: 'src/a/**', brief: 'a', acceptance: 'true', regen_surfaces: [] },
+      { id: 'b', scope: 'src/b/**', brief: 'b', acceptance: 'true', regen_surfaces: [] },
+      { id: 'c', scope: 'src/a/deep/**', brief: 'c', acceptance: 'true', regen_surfaces: [] },
+      { id: 'd', scope: 'src/d/**', brief: 'd', acceptance: 'true' },
+    ],
+    repair_rounds: 1,
+    acceptance: 'true',
+  });
+  const { conflicts } = partitionLanes(wave.lanes);
+
+  it('starts every lane without an earlier conflicting lane', () => {
+    // d declares no regen surfaces: unknown overlap, so it waits for every earlier lane.
+    expect(lanesReadyToStart(wave.lanes, conflicts, [], [])).toEqual(['a', 'b']);
+  });
+
+  it('starts a lane once every earlier lane it conflicts with has returned', () => {
+    expect(lanesReadyToStart(wave.lanes, conflicts, ['a', 'b'], ['b'])).toEqual([]);
+    expect(lanesReadyToStart(wave.lanes, conflicts, ['a', 'b'], ['a'])).toEqual(['c']);
+    expect(lanesReadyToStart(wave.lanes, conflicts, ['a', 'b', 'c'], ['a', 'b'])).toEqual([]);
+    expect(lanesReadyToStart(wave.lanes, conflicts, ['a', 'b', 'c'], ['a', 'b', 'c'])).toEqual(['d']);
+  });
+
+  it('never starts a lane twice', () => {
+    expect(lanesReadyToStart(wave.lanes, conflicts, ['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd'])).toEqual([]);
+  });
+});

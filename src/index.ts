@@ -5,10 +5,16 @@
  * defined.
  */
 
+// Statecharts
+export * from '../machines/index.js';
+export * from '../machines/loop-implementation.js';
 // Shared
 export * from './common/errors.js';
 export * from './common/finding.js';
-
+// RPI under the convergence law, crank, the cybernetic loop, the loop protocol: pure cores
+export * from './convergence/index.js';
+export * from './crank/index.js';
+export * from './cybernetic/index.js';
 // The loop engine (pi-gauntlet loop-implementation): pure protocol core
 export * from './gauntlet/action-records.js';
 export * from './gauntlet/allowance.js';
@@ -33,24 +39,17 @@ export * from './gauntlet/types.js';
 export * from './gauntlet/unreachable.js';
 export * from './gauntlet/validate.js';
 export * from './gauntlet/verify.js';
-
-// RPI under the convergence law, crank, the cybernetic loop, the loop protocol: pure cores
-export * from './convergence/index.js';
-export * from './crank/index.js';
-export * from './cybernetic/index.js';
-export * from './loop-protocol/index.js';
-
-// Statecharts
-export * from '../machines/index.js';
-export * from '../machines/loop-implementation.js';
-
 // Tools over machines: model-based testing and diagrams
 export * from './graph/controlled-actors.js';
 export * from './graph/coverage.js';
 export * from './graph/coverage-format.js';
 export * from './graph/coverage-report.js';
 export * from './graph/errors.js';
+export type { JsonValue } from './graph/json-value.js';
+export type { TransitionKind } from './graph/labels.js';
 export * from './graph/machine-model.js';
+export { models } from './graph/models/index.js';
+export { loopImplementationModel, loopProjection } from './graph/models/loop-implementation.js';
 export * from './graph/path-suite.js';
 export * from './graph/path-suite-schema.js';
 export * from './graph/run-path.js';
@@ -58,11 +57,10 @@ export * from './graph/run-path-suite.js';
 export * from './graph/states.js';
 export * from './graph/stepping-clock.js';
 export * from './graph/transitions.js';
-export type { JsonValue } from './graph/json-value.js';
-export type { TransitionKind } from './graph/labels.js';
+export * from './loop-protocol/index.js';
+export type { CoverageOverlay } from './viz/coverage-overlay.js';
 export * from './viz/dot.js';
 export * from './viz/errors.js';
 export * from './viz/machine-json.js';
 export * from './viz/mermaid.js';
 export * from './viz/svg.js';
-export type { CoverageOverlay } from './viz/coverage-overlay.js';

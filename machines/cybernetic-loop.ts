@@ -79,8 +79,12 @@ export interface ApplyCandidateInput {
   readonly target: string;
   /** Every check that does not pass in the retained state, in contract order. */
   readonly failing: readonly CheckResult[];
+  /** The run those results come from (0 = baseline, k = the last kept candidate). */
+  readonly retainedRun: number;
   readonly contract: RunContract;
   readonly budget: { readonly limit: number; readonly spent: number };
+  /** The checkpoint of the retained state, against which the candidate's changes are observed. */
+  readonly checkpoint: string;
 }
 
 /**
@@ -415,8 +419,10 @@ export const cyberneticLoopMachine = setup({
                 attempt: transcript.attempts.length + 1,
                 target: selectCandidateTarget(transcript) ?? '',
                 failing: failingInRetained(transcript),
+                retainedRun: transcript.retained.run,
                 contract: contractOf(context),
                 budget: { limit: transcript.contract.budget, spent: transcript.budgetSpent },
+                checkpoint: context.retainedCheckpoint ?? '',
               };
             },
             onDone: {

@@ -1,0 +1,201 @@
+/**
+ * `loopchart cyber`: the cybernetic loop from a terminal. Prints the frozen run contract, the
+ * baseline, each candidate's results and decision, and one terminal record. Exit codes (docs/cli.md
+ * "cyber"): 0 already-holds or restored, 2 invalid input, 4 non-converged (the scope was restored
+ * to the checkpoint), 5 recovery-failure (it was not), 1 internal error.
+ */
+import { resolve } from 'node:path';
+import { InputError, LoopchartError, UsageError } from '../common/errors.js';
+import { renderRunContract } from '../cybernetic/render-run-contract.js';
+import { renderTerminalRecord, terminalRecordToJson } from '../cybernetic/render-terminal-record.js';
+import type { CheckRequest } from '../cybernetic/run-input.js';
+import { shellCheckCommand } from '../cybernetic/shell-check.js';
+import type { TerminalRecord } from '../cybernetic/terminal-record.js';
+import { resolveWorktreeRoot } from '../effects/worktree-root.js';
+import { runCyberneticLoop } from '../host/cybernetic-runner.js';
+import { describeCheckResult } from '../host/cybernetic-transcript.js';
+import { parseCommandArgs } from './args.js';
+import type { CliCommand, CliIo } from './commands.js';
+
+/** Exit code of each terminal status; a CI job gates on these (docs/cli.md). */
+export const CYBER_EXIT_CODES: Readonly<Record<TerminalRecord['status'], number>> = {
+  'already-holds': 0,
+  restored: 0,
+  'invalid-input': 2,
+  'non-converged': 4,
+  'recovery-failure': 5,
+};
+
+const HELP = `usage: loopchart cyber --invariant "<cmd>" --off-happy-path "<situation>" --scope <paths>
+                       --budget <n> --patcher "<cmd>" [--check "<cmd>"]... [options]
+
+Restores one invariant through at most <n> candidate patches, or restores the scope to its
+checkpoint and reports why it stopped.
+
+  --invariant "<cmd>"        the check that falsifies the invariant (run with /bin/sh -c)
+  --statement "<text>"       the invariant in words (default: "the invariant check passes: <cmd>")
+  --off-happy-path "<text>"  the situation outside the happy path it covers (required)
+  --check "<cmd>"            an existing check of the repository; repeat for more (check-1, check-2, ...)
+  --scope <paths>            repository-relative paths the run may change; repeat or separate with commas
+  --budget <n>               the patch budget: a finite positive whole number
+  --patcher "<cmd>"          proposes one candidate per run (LOOPCHART_TASK, LOOPCHART_RETURN)
+  --cwd <dir>                a directory inside the repository (default: the current one)
+  --transcript <file>        where the run transcript goes (default: in the run directory)
+  --check-timeout <s>        kill a check after <s> seconds (it fails)
+  --patcher-timeout <s>      kill the patcher after <s> seconds
+  --json                     print one JSON object with the terminal record
+Exit codes: 0 already-holds or restored, 2 invalid input, 4 non-converged, 5 recovery-failure,
+1 internal error.
+`;
+
+function seconds(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(`cyber: --${name} must be a whole number of seconds >= 1, got "${value}"`);
+  return Number(value) * 1000;
+}
+
+function commandOf(text: string): CheckRequest['command'] {
+  // An empty command is left as given so that validation names it (cybernetic.check.command-empty).
+  return shellCheckCommand(text) ?? text;
+}
+
+/**
+ * Builds the run request from the options. Everything the protocol validates (a missing
+ * invariant, a bad budget, a bad scope path) is passed through as given, so that the run refuses
+ * it as `invalid-input` with named findings instead of a usage error.
+ */
+function requestOf(values: {
+  invariant?: string | undefined;
+  statement?: string | undefined;
+  'off-happy-path'?: string | undefined;
+  check?: string[] | undefined;
+  scope?: string[] | undefined;
+  budget?: string | undefined;
+}): unknown {
+  const invariant = values.invariant;
+  return {
+    invariant: {
+      statement:
+        values.statement ??
+        (invariant === undefined ? undefined : `the invariant check passes: ${invariant}`),
+      offHappyPath: values['off-happy-path'],
+      ...(invariant === undefined ? {} : { check: { command: commandOf(invariant) } }),
+    },
+    budget:
+      values.budget === undefined
+        ? undefined
+        : values.budget.trim() === ''
+          ? values.budget
+          : Number(values.budget),
+    scope: values.scope?.flatMap((value) => value.split(',').map((path) => path.trim())),
+    existingChecks: (values.check ?? []).map((command, index) => ({
+      name: `check-${index + 1}`,
+      command: commandOf(command),
+    })),
+  };
+}
+
+function writeJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** `loopchart cyber`. */
+export const cyberCommand: CliCommand = {
+  name: 'cyber',
+  summary: 'restore one invariant with bounded candidate patches, or roll the scope back and say why',
+  async run(args, io) {
+    const { values } = parseCommandArgs('cyber', args, {
+      invariant: { type: 'string' },
+      statement: { type: 'string' },
+      'off-happy-path': { type: 'string' },
+      check: { type: 'string', multiple: true },
+      scope: { type: 'string', multiple: true },
+      budget: { type: 'string' },
+      patcher: { type: 'string' },
+      cwd: { type: 'string' },
+      transcript: { type: 'string' },
+      'check-timeout': { type: 'string' },
+      'patcher-timeout': { type: 'string' },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    const json = values.json;
+    try {
+      if (values.patcher === undefined || values.patcher.trim() === '')
+        throw new UsageError('cyber: --patcher "<cmd>" is required (it proposes the candidate patches)');
+      const checkTimeoutMs = seconds('check-timeout', values['check-timeout']);
+      const patcherTimeoutMs = seconds('patcher-timeout', values['patcher-timeout']);
+      const worktree = await resolveWorktreeRoot(values.cwd ?? process.cwd());
+      // Human-readable progress goes to stdout, or to stderr when stdout carries the JSON.
+      const progress = json ? io.stderr : io.stdout;
+      const result = await runCyberneticLoop({
+        worktree,
+        request: requestOf(values),
+        patcher: values.patcher,
+        ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
+        ...(checkTimeoutMs === undefined ? {} : { checkTimeoutMs }),
+        ...(patcherTimeoutMs === undefined ? {} : { patcherTimeoutMs }),
+        onContract: (contract) => progress.write(`${renderRunContract(contract)}\n`),
+        onBaseline: (run) =>
+          progress.write(`baseline (run 0): ${run.results.map(describeCheckResult).join('; ')}\n`),
+        onCandidate: (attempt) => {
+          const decision =
+            attempt.decision.decision === 'keep'
+              ? `kept (now passing: ${attempt.decision.newlyPassing.join(', ')})`
+              : `reverted (candidate-regression, ${attempt.decision.cause})`;
+          const verdict =
+            attempt.verdict.kind === 'stop' ? `stop: ${attempt.verdict.stopClass}` : attempt.verdict.kind;
+          progress.write(
+            [
+              `candidate ${attempt.attempt} [${attempt.patch.id}] aiming at ${attempt.patch.target}: ${attempt.patch.summary}`,
+              `  changed: ${attempt.patch.paths.join(', ') || '(nothing)'}`,
+              `  results (run ${attempt.run.run}): ${attempt.run.results.map(describeCheckResult).join('; ')}`,
+              `  ${decision}; budget spent ${attempt.budgetSpent}; verdict: ${verdict}`,
+              '',
+            ].join('\n'),
+          );
+        },
+      });
+      if (result.record === null) {
+        const failure = result.failure;
+        const text = `cybernetic run: internal error in ${failure?.operation ?? 'an effect'}: ${failure?.error ?? 'unknown'}; restoration: ${JSON.stringify(failure?.restoration ?? null)}`;
+        if (json)
+          writeJson(io, {
+            command: 'cyber',
+            status: 'failed',
+            exitCode: 1,
+            transcript: result.transcriptPath,
+            failure,
+          });
+        else io.stdout.write(`${text}\ntranscript: ${result.transcriptPath}\n`);
+        io.stderr.write(`loopchart: ${text}\n`);
+        return 1;
+      }
+      const exitCode = CYBER_EXIT_CODES[result.record.status];
+      if (json)
+        writeJson(io, {
+          command: 'cyber',
+          status: exitCode === 0 ? 'finished' : exitCode === 2 ? 'invalid' : 'failed',
+          exitCode,
+          transcript: result.transcriptPath,
+          record: terminalRecordToJson(result.record),
+        });
+      else io.stdout.write(`${renderTerminalRecord(result.record)}transcript: ${result.transcriptPath}\n`);
+      return exitCode;
+    } catch (error) {
+      if (!json || !(error instanceof LoopchartError)) throw error;
+      const exitCode = error instanceof InputError ? 2 : 1;
+      writeJson(io, {
+        command: 'cyber',
+        status: exitCode === 2 ? 'invalid' : 'failed',
+        exitCode,
+        error: { code: error.code, message: error.message },
+      });
+      io.stderr.write(`loopchart: ${error.message}\n`);
+      return exitCode;
+    }
+  },
+};

@@ -1,0 +1,337 @@
+/**
+ * Runs the cybernetic loop against a real working tree: the statechart of
+ * machines/cybernetic-loop.ts with every actor provided by the effects layer. Checks are
+ * frozen commands run in the worktree; candidate patches come from a patcher child under the
+ * loop engine's child conventions; the checkpoint is a byte-for-byte copy of the scope kept
+ * outside the repository; scope widening is read from the working tree after each patcher run.
+ * The run writes its transcript in the shared evidence-ledger shape.
+ */
+import { join, resolve } from 'node:path';
+import { createActor, fromPromise, waitFor } from 'xstate';
+import {
+  type ApplyCandidateInput,
+  type ApplyCandidateOutput,
+  type CheckpointOutcome,
+  type CyberneticLoopContext,
+  type CyberneticLoopOutput,
+  cyberneticLoopMachine,
+  type RetainedStateInput,
+  type RetainedStateOutput,
+  type RunChecksInput,
+  type RunChecksOutput,
+} from '../../machines/cybernetic-loop.js';
+import { InputError, LoopchartError } from '../common/errors.js';
+import { renderCheckCommand } from '../cybernetic/check-command.js';
+import type { RunContract } from '../cybernetic/run-contract.js';
+import type { RunRecord } from '../cybernetic/run-record.js';
+import type { CandidateAttempt } from '../cybernetic/run-transcript.js';
+import type { RestorationObservation } from '../cybernetic/terminal-record.js';
+import { describePatcherRun, runCandidatePatcher } from '../effects/candidate-patcher.js';
+import { type CheckEvidence, runCheckSet } from '../effects/check-runner.js';
+import { CheckpointUnavailableError, createCheckpoint, loadCheckpoint } from '../effects/checkpoint.js';
+import { makeTempDir, writeFileAtomic } from '../effects/files.js';
+import { createGitPort } from '../effects/git.js';
+import { createOutsideScopeWatch, type OutsideScopeWatch } from '../effects/scope-watch.js';
+import { projectCyberneticTranscript } from './cybernetic-transcript.js';
+import { createTranscriptRecorder } from './transcript.js';
+
+/** Options of {@link runCyberneticLoop}. */
+export interface CyberneticRunnerOptions {
+  /** Absolute path of the repository's worktree; scope paths are relative to it. */
+  readonly worktree: string;
+  /** The caller's request (see `RunRequest`); a bad request ends as `invalid-input`. */
+  readonly request: unknown;
+  /** The patcher command, run as `/bin/sh -c <patcher>` in the worktree once per candidate. */
+  readonly patcher: string;
+  /** Where tasks, returns, logs and checkpoints go; default a fresh directory outside the worktree. */
+  readonly runDir?: string;
+  /** The transcript file (JSON Lines); default `<runDir>/transcript.jsonl`. */
+  readonly transcriptPath?: string;
+  /** Extra environment for checks, the patcher and git. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Per-check time limit in ms (a check killed for it failed). */
+  readonly checkTimeoutMs?: number;
+  /** Time limit of one patcher run in ms. */
+  readonly patcherTimeoutMs?: number;
+  /** Wait between TERM and KILL for checks and patchers (default 10 000 ms). */
+  readonly killGraceMs?: number;
+  /** Called with the frozen contract before the first mutation (the echo). */
+  readonly onContract?: (contract: RunContract) => void;
+  /** Called after the baseline run. */
+  readonly onBaseline?: (run: RunRecord) => void;
+  /** Called after each candidate's full run, with its keep-or-revert decision and verdict. */
+  readonly onCandidate?: (attempt: CandidateAttempt) => void;
+  /** The transcript's clock; default `new Date()`. */
+  readonly now?: () => Date;
+}
+
+/** What {@link runCyberneticLoop} returns. */
+export interface CyberneticRunResult extends CyberneticLoopOutput {
+  readonly transcriptPath: string;
+  readonly runDir: string;
+}
+
+/** The machine's actors or the run itself failed outside the protocol (e.g. an action threw). */
+export class CyberneticRunError extends LoopchartError {
+  constructor(message: string) {
+    super('cybernetic.run-failed', message);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function evidenceLines(run: number, evidence: readonly CheckEvidence[]): string[] {
+  return evidence.map((item) => {
+    const execution = item.execution;
+    const result =
+      execution.kind === 'exited'
+        ? `exit ${execution.exitCode}`
+        : execution.kind === 'terminated'
+          ? `terminated by ${execution.signal}`
+          : `not executed: ${execution.reason}`;
+    return `run ${run}: ${item.name}: ${renderCheckCommand(item.command)} → ${result} (log ${item.logPath})`;
+  });
+}
+
+/** The task a patcher reads from `LOOPCHART_TASK`. */
+function candidateTask(
+  input: ApplyCandidateInput,
+  worktree: string,
+  returnFile: string,
+  tails: ReadonlyMap<string, string>,
+) {
+  const [invariantCheck] = input.contract.checks;
+  const check = (c: RunContract['checks'][number]) => ({
+    name: c.name,
+    role: c.role,
+    command: [...c.command],
+    commandText: renderCheckCommand(c.command),
+    passExitCode: c.pass.exitCode,
+  });
+  return {
+    version: 1,
+    protocol: 'cybernetic-loop',
+    attempt: input.attempt,
+    worktree,
+    invariant: {
+      statement: input.contract.invariant.statement,
+      offHappyPath: input.contract.invariant.offHappyPath,
+      check: invariantCheck ? check(invariantCheck) : null,
+    },
+    target: input.target,
+    failingChecks: input.failing.map((result) => ({
+      ...result,
+      run: input.retainedRun,
+      outputTail: tails.get(result.name) ?? '',
+    })),
+    checks: input.contract.checks.map(check),
+    scope: [...input.contract.scope],
+    budget: {
+      limit: input.budget.limit,
+      spent: input.budget.spent,
+      thisCandidateSpends: 1,
+      remainingAfterThis: input.budget.limit - input.budget.spent - 1,
+    },
+    returnFile,
+    rules: [
+      'Make one smallest candidate patch that could make the target check pass.',
+      'Change only paths inside the scope; any change outside it stops the run as scope-widening.',
+      'Do not commit, reset, stash or clean; do not add, remove or weaken a check.',
+      'Write {"status":"DONE","summary":"<one line>"} to the return file when done.',
+    ],
+  };
+}
+
+function restorationOf(
+  checkpoint: string,
+  scope: readonly string[],
+  report: Awaited<ReturnType<Awaited<ReturnType<typeof loadCheckpoint>>['restore']>>,
+): RestorationObservation {
+  const operation = `restore ${scope.join(', ')} byte for byte (files, modes, symlinks; nothing outside the scope)`;
+  const remainingDelta = report.remaining.map((difference) => `${difference.path} (${difference.change})`);
+  if (report.error !== undefined)
+    return { kind: 'failed', checkpoint, operation, error: report.error, remainingDelta };
+  return { kind: 'restored', checkpoint, operation, remainingDelta };
+}
+
+/**
+ * Creates the real actors of the cybernetic loop for one worktree.
+ *
+ * @param options worktree, patcher, limits (see {@link CyberneticRunnerOptions})
+ * @param runDir where tasks, logs and checkpoints go (outside the worktree)
+ * @param evidence receives each full check run's evidence lines by run number
+ * @returns actors for `cyberneticLoopMachine.provide({ actors })`
+ */
+export function createCyberneticActors(
+  options: CyberneticRunnerOptions,
+  runDir: string,
+  evidence: Map<number, string[]>,
+) {
+  const worktree = resolve(options.worktree);
+  const git = createGitPort(worktree, options.env === undefined ? {} : { env: options.env });
+  const tailsByRun = new Map<number, Map<string, string>>();
+  let scope: readonly string[] = [];
+  let watch: OutsideScopeWatch | null = null;
+  const limits = {
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+  };
+
+  return {
+    echoContract: fromPromise<Record<string, never>, { contract: RunContract }>(async ({ input }) => {
+      scope = [...input.contract.scope];
+      // The recorded scope and frozen contract, kept with the run (outside the repository).
+      await writeFileAtomic(join(runDir, 'contract.json'), `${JSON.stringify(input.contract, null, 2)}\n`);
+      options.onContract?.(input.contract);
+      return {};
+    }),
+    createCheckpoint: fromPromise<CheckpointOutcome, { contract: RunContract }>(async ({ input }) => {
+      scope = [...input.contract.scope];
+      try {
+        const checkpoint = await createCheckpoint({
+          worktree,
+          scope,
+          storeDir: join(runDir, 'checkpoints', 'run'),
+        });
+        watch = createOutsideScopeWatch(git, scope);
+        return { kind: 'created', checkpoint: checkpoint.storeDir };
+      } catch (error) {
+        if (error instanceof CheckpointUnavailableError || error instanceof InputError)
+          return { kind: 'unavailable', reason: error.message };
+        throw error;
+      }
+    }),
+    runChecks: fromPromise<RunChecksOutput, RunChecksInput>(async ({ input }) => {
+      const run = await runCheckSet({
+        checks: input.checks,
+        run: input.run,
+        cwd: worktree,
+        logDir: join(runDir, 'checks'),
+        ...limits,
+        ...(options.checkTimeoutMs === undefined ? {} : { timeoutMs: options.checkTimeoutMs }),
+      });
+      evidence.set(input.run, evidenceLines(input.run, run.evidence));
+      tailsByRun.set(input.run, new Map(run.evidence.map((item) => [item.name, item.tail])));
+      return { executions: { ...run.executions } };
+    }),
+    applyCandidate: fromPromise<ApplyCandidateOutput, ApplyCandidateInput>(async ({ input }) => {
+      watch ??= createOutsideScopeWatch(git, input.contract.scope);
+      const dir = join(runDir, `candidate-${input.attempt}`);
+      const before = await watch.observe();
+      const run = await runCandidatePatcher({
+        command: options.patcher,
+        worktree,
+        dir,
+        task: candidateTask(
+          input,
+          worktree,
+          join(dir, 'return.json'),
+          tailsByRun.get(input.retainedRun) ?? new Map(),
+        ),
+        ...limits,
+        ...(options.patcherTimeoutMs === undefined ? {} : { timeoutMs: options.patcherTimeoutMs }),
+      });
+      const after = await watch.observe();
+      const outside = watch.changedBetween(before, after);
+      const inside = (await (await loadCheckpoint(input.checkpoint)).diff()).map((d) => d.path);
+      return { summary: describePatcherRun(run), changedPaths: [...new Set([...inside, ...outside])] };
+    }),
+    revertCandidate: fromPromise<RetainedStateOutput, RetainedStateInput>(async ({ input }) => {
+      const report = await (await loadCheckpoint(input.checkpoint)).restore();
+      if (!report.restored)
+        throw new CyberneticRunError(
+          `reverting candidate ${input.attempt} to checkpoint ${input.checkpoint} failed: ${
+            report.error ?? `still differs at ${report.remaining.map((d) => d.path).join(', ')}`
+          }`,
+        );
+      return { checkpoint: input.checkpoint };
+    }),
+    retainCandidate: fromPromise<RetainedStateOutput, RetainedStateInput>(async ({ input }) => {
+      const checkpoint = await createCheckpoint({
+        worktree,
+        scope,
+        storeDir: join(runDir, 'checkpoints', `retained-${input.attempt}`),
+      });
+      return { checkpoint: checkpoint.storeDir };
+    }),
+    restoreCheckpoint: fromPromise<RestorationObservation, { checkpoint: string }>(async ({ input }) => {
+      try {
+        const report = await (await loadCheckpoint(input.checkpoint)).restore();
+        return restorationOf(input.checkpoint, scope, report);
+      } catch (error) {
+        return {
+          kind: 'failed',
+          checkpoint: input.checkpoint,
+          operation: `restore ${scope.join(', ')} from checkpoint ${input.checkpoint}`,
+          error: messageOf(error),
+          remainingDelta: [],
+        };
+      }
+    }),
+  };
+}
+
+/**
+ * Runs one cybernetic loop to its terminal record.
+ *
+ * @param options worktree, request, patcher, limits, progress callbacks
+ * @returns the terminal record (or the effect failure), the transcript path and the run directory
+ * @throws CyberneticRunError when the machine itself failed (a host bug); the scope is restored
+ *   to the checkpoint first when one was made
+ */
+export async function runCyberneticLoop(options: CyberneticRunnerOptions): Promise<CyberneticRunResult> {
+  const worktree = resolve(options.worktree);
+  const runDir = options.runDir ?? (await makeTempDir('loopchart-cyber-', { outside: worktree }));
+  const transcriptPath = options.transcriptPath ?? join(runDir, 'transcript.jsonl');
+  const evidence = new Map<number, string[]>();
+  const actors = createCyberneticActors(options, runDir, evidence);
+  const recorder = createTranscriptRecorder({
+    path: transcriptPath,
+    machine: 'cybernetic-loop',
+    project: projectCyberneticTranscript((run) => evidence.get(run)),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  const actor = createActor(cyberneticLoopMachine.provide({ actors }), { inspect: recorder.inspect });
+  let reported = { baseline: false, attempts: 0 };
+  actor.subscribe({
+    next: (snapshot) => {
+      const transcript = (snapshot.context as CyberneticLoopContext).transcript;
+      if (transcript === null) return;
+      if (!reported.baseline) {
+        reported = { ...reported, baseline: true };
+        options.onBaseline?.(transcript.baseline);
+      }
+      while (reported.attempts < transcript.attempts.length) {
+        const attempt = transcript.attempts[reported.attempts] as CandidateAttempt;
+        reported = { ...reported, attempts: reported.attempts + 1 };
+        options.onCandidate?.(attempt);
+      }
+    },
+    error: () => undefined,
+  });
+  actor.start();
+  actor.send({ type: 'START', request: options.request });
+  // waitFor rejects when the actor errors; the snapshot then says why.
+  await waitFor(actor, (s) => s.status !== 'active', { timeout: Number.POSITIVE_INFINITY }).catch(
+    () => undefined,
+  );
+  const snapshot = actor.getSnapshot();
+  actor.stop();
+  if (snapshot.status !== 'done') {
+    const checkpoint = (snapshot.context as CyberneticLoopContext).checkpoint;
+    let restored = 'nothing had been mutated';
+    if (checkpoint !== null) {
+      const report = await (await loadCheckpoint(checkpoint)).restore().catch((error: unknown) => ({
+        restored: false,
+        error: messageOf(error),
+      }));
+      restored = report.restored
+        ? `scope restored to checkpoint ${checkpoint}`
+        : `RESTORE FAILED: ${report.error}`;
+    }
+    throw new CyberneticRunError(`the cybernetic loop failed: ${messageOf(snapshot.error)} (${restored})`);
+  }
+  return { ...(snapshot.output as CyberneticLoopOutput), transcriptPath, runDir };
+}

@@ -41,16 +41,17 @@ const NULLS = {
   observation: null,
   fingerprint: null,
   action: null,
-  evidence: [],
+  evidence: [] as string[],
   progressDelta: null,
   verifierResult: null,
   decision: null,
   terminalCheck: null,
   budget: null,
-} as const;
+};
 
 function record(
-  fields: Partial<TranscriptRecord> & Pick<TranscriptRecord, 'cycle' | 'event' | 'state'>,
+  fields: Partial<Omit<TranscriptRecord, 'cycle' | 'event' | 'state'>> &
+    Pick<TranscriptRecord, 'cycle' | 'event' | 'state'>,
 ): TranscriptRecord {
   return {
     version: 1,

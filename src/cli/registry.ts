@@ -6,6 +6,7 @@ import type { CliCommand } from './commands.js';
 import { cyberCommand } from './cyber.js';
 import { generateCommand } from './generate.js';
 import { reportCommand } from './report.js';
+import { rpiCommand } from './rpi.js';
 
 /** The commands in the order `loopchart help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [generateCommand, cyberCommand, reportCommand];
+export const COMMANDS: readonly CliCommand[] = [generateCommand, cyberCommand, reportCommand, rpiCommand];

@@ -11,10 +11,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createActor, fromPromise, type SnapshotFrom, toPromise } from 'xstate';
 import {
   type ImplementOutcome,
+  type ImplementRequest,
+  type PlanOutcome,
   type RpiContext,
   type RpiOutcome,
   rpiMachine,
   type SubjectMeasure,
+  type ValidateRequest,
 } from '../../machines/rpi.js';
 import { withinRepairBudget } from '../../src/convergence/repair-budget.js';
 import {
@@ -186,21 +189,24 @@ describe('rpi: the live machine stops where runRepairPhase stops', () => {
           let validated = 0;
           const machine = rpiMachine.provide({
             actors: {
-              plan: fromPromise(async () => ({
+              plan: fromPromise<PlanOutcome, Record<string, never>>(async () => ({
                 planned: true as const,
                 intentRef: 'caller',
                 acceptanceDigest: null,
               })),
-              implement: fromPromise<ImplementOutcome>(async () => ({ built: true, detail: null })),
-              measureSubject: fromPromise<SubjectMeasure>(async () => {
+              implement: fromPromise<ImplementOutcome, ImplementRequest>(async () => ({
+                built: true,
+                detail: null,
+              })),
+              measureSubject: fromPromise<SubjectMeasure, { round: number }>(async () => {
                 const round = script[Math.min(measured++, script.length - 1)] as ScriptedRound;
                 return { digest: DIGESTS[round.digest] as string, changedPaths: ['src/app.ts'] };
               }),
-              validateFresh: fromPromise<unknown, { subjectDigest: string }>(async ({ input }) => {
+              validateFresh: fromPromise<unknown, ValidateRequest>(async ({ input }) => {
                 const index = Math.min(validated++, script.length - 1);
                 return scriptedLeg(script[index] as ScriptedRound, index, input.subjectDigest, 'alpha');
               }),
-              validateCrossFamily: fromPromise<unknown, { subjectDigest: string }>(async ({ input }) => ({
+              validateCrossFamily: fromPromise<unknown, ValidateRequest>(async ({ input }) => ({
                 status: 'PASS',
                 findings: [],
                 subject_digest: input.subjectDigest,

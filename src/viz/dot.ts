@@ -4,6 +4,7 @@ import { initialChildId } from '../graph/states.js';
 import { enumerateTransitions, type TransitionInfo } from '../graph/transitions.js';
 import { type CoverageOverlay, uncoveredSets } from './coverage-overlay.js';
 import { edgeLabelParts } from './edge-label.js';
+import { stateElementId, transitionElementId } from './element-ids.js';
 
 /** Options of {@link toDot}. */
 export interface DotOptions {
@@ -21,6 +22,8 @@ const INDENT = '  ';
  * end at its border (`lhead`/`ltail`); a small dot marks each initial state; final states have a
  * double border; edge labels are the short event, `[guard]` and the rule label; `always` edges are
  * dashed. Output depends only on the machine (document order), so two renders are identical.
+ * Every state and transition edge carries an `id` ({@link stateElementId},
+ * {@link transitionElementId}) that Graphviz copies into the SVG, so a viewer can find it.
  *
  * @param machine an XState v5 machine
  * @param options layout direction and an optional coverage overlay
@@ -56,6 +59,7 @@ export function toDot(machine: AnyStateMachine, options: DotOptions = {}): strin
         clusters.add(child.id);
         const style = child.type === 'parallel' ? 'dashed' : 'rounded';
         lines.push(`${pad}subgraph ${quote(clusterId(child.id))} {`);
+        lines.push(`${pad}${INDENT}id=${quote(stateElementId(child.id))};`);
         lines.push(`${pad}${INDENT}label=${quote(stateLabel(child))};`);
         lines.push(`${pad}${INDENT}style=${style};`);
         if (colour) lines.push(`${pad}${INDENT}color=red; fontcolor=red;`);
@@ -75,6 +79,7 @@ export function toDot(machine: AnyStateMachine, options: DotOptions = {}): strin
     // Transitions on the machine itself need something to start from: the machine as a cluster.
     clusters.add(machine.root.id);
     lines.push(`${INDENT}subgraph ${quote(clusterId(machine.root.id))} {`);
+    lines.push(`${INDENT}${INDENT}id=${quote(stateElementId(machine.root.id))};`);
     lines.push(`${INDENT}${INDENT}label=${quote(machine.root.key)};`);
     lines.push(`${INDENT}${INDENT}style=rounded;`);
     lines.push(
@@ -92,9 +97,11 @@ export function toDot(machine: AnyStateMachine, options: DotOptions = {}): strin
   }
   const ancestry = ancestryOf(machine);
   for (const transition of transitions) {
-    for (const target of transition.targets) {
-      lines.push(`${INDENT}${edgeLine(transition, target, clusters, ancestry, uncovered.transitions)}`);
-    }
+    transition.targets.forEach((target, targetIndex) => {
+      lines.push(
+        `${INDENT}${edgeLine(transition, target, targetIndex, clusters, ancestry, uncovered.transitions)}`,
+      );
+    });
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;
@@ -103,6 +110,7 @@ export function toDot(machine: AnyStateMachine, options: DotOptions = {}): strin
 function edgeLine(
   transition: TransitionInfo,
   target: string,
+  targetIndex: number,
   clusters: ReadonlySet<string>,
   ancestry: ReadonlyMap<string, readonly string[]>,
   uncovered: ReadonlySet<string>,
@@ -119,6 +127,7 @@ function edgeLine(
   }
   if (transition.kind === 'always') attributes.push('style=dashed');
   if (uncovered.has(transition.key)) attributes.push('color=red', 'fontcolor=red', 'penwidth=1.5');
+  attributes.push(`id=${quote(transitionElementId(transition.key, targetIndex))}`);
   return `${quote(source)} -> ${quote(target)} [${attributes.join(', ')}];`;
 }
 
@@ -129,10 +138,10 @@ function dotLabel(transition: TransitionInfo): string {
 
 function nodeAttributes(node: AnyStateNode): string {
   if (node.type === 'history') {
-    return `shape=circle, width=0.3, fixedsize=true, label=${quote(node.history === 'deep' ? 'H*' : 'H')}`;
+    return `shape=circle, width=0.3, fixedsize=true, label=${quote(node.history === 'deep' ? 'H*' : 'H')}, id=${quote(stateElementId(node.id))}`;
   }
   const final = node.type === 'final' ? ', peripheries=2' : '';
-  return `label=${quote(stateLabel(node))}${final}`;
+  return `label=${quote(stateLabel(node))}${final}, id=${quote(stateElementId(node.id))}`;
 }
 
 /** The state's key, plus a line per invoked actor (`invoke diagnose`). */

@@ -386,6 +386,22 @@ function choiceApplies(context: LoopContext, event: HumanEvent): boolean {
   }
 }
 
+/** Input of `dispatchChild`; a verification repair also gets the failing gate. */
+function dispatchInput(context: LoopContext, gate: GateRun | null) {
+  return {
+    plan: context.plan as DispatchPlan,
+    ledgerPath: context.input.ledgerPath,
+    specPath: context.input.specPath,
+    actionRecords: context.actionRecords,
+    gate,
+  };
+}
+
+/** Input of `reserveDispatch` and `readBoundary`: the dispatch in flight and the ledger path. */
+function planInput(context: LoopContext) {
+  return { plan: context.plan as DispatchPlan, ledgerPath: context.input.ledgerPath };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The machine
 
@@ -516,6 +532,28 @@ const loopSetup = setup({
   },
   actions: {
     notice: emit((_, params: { text: string }) => ({ type: 'notice' as const, text: params.text })),
+    /** The reserved ledger (bump and tuple) is now the ledger on disk. */
+    keepReserved: assign({ ledger: ({ context }) => (context.plan as DispatchPlan).reserved }),
+    /** Keeps what the child reported. */
+    keepChildReport: assign({ child: ({ event }) => (event as unknown as { output: ChildReport }).output }),
+    /** A dispatch that failed to run is a `dispatch error` return. */
+    keepDispatchError: assign({
+      child: ({ event }) => ({
+        returned: null,
+        dispatchError: describeError((event as unknown as { error: unknown }).error),
+      }),
+    }),
+    /** Keeps how a dispatch found in flight at resume ended. */
+    keepRecoveredReport: assign({
+      child: ({ event }) => {
+        const { launched: _launched, ...report } = (
+          event as unknown as { output: Extract<DispatchRecovery, { launched: true }> }
+        ).output;
+        return report;
+      },
+    }),
+    /** Keeps what git said after the return. */
+    keepBoundary: assign({ boundary: ({ event }) => (event as unknown as { output: BoundaryFacts }).output }),
     /** Computes the ledger (and spec) edit of the accepted human choice. */
     keepChoice: assign({ pendingChoice: ({ context, event }) => choiceEdit(context, event) }),
     /** Keeps the message of an effect that failed unexpectedly (the run ends in `failed`). */
@@ -1012,13 +1050,10 @@ export const loopImplementationMachine = loopSetup.createMachine({
           invoke: {
             id: 'reserveDispatch',
             src: 'reserveDispatch',
-            input: ({ context }) => ({
-              plan: context.plan as DispatchPlan,
-              ledgerPath: context.input.ledgerPath,
-            }),
+            input: ({ context }) => planInput(context),
             onDone: {
               target: 'running',
-              actions: assign({ ledger: ({ context }) => (context.plan as DispatchPlan).reserved }),
+              actions: 'keepReserved',
             },
             onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
@@ -1038,15 +1073,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
               },
               {
                 target: 'readingBoundary',
-                actions: assign({
-                  child: ({ event }) => {
-                    const { launched: _launched, ...report } = event.output as Extract<
-                      DispatchRecovery,
-                      { launched: true }
-                    >;
-                    return report;
-                  },
-                }),
+                actions: 'keepRecoveredReport',
               },
             ],
             onError: { target: '#loop-implementation.failed', actions: 'storeError' },
@@ -1057,19 +1084,11 @@ export const loopImplementationMachine = loopSetup.createMachine({
           invoke: {
             id: 'dispatchChild',
             src: 'dispatchChild',
-            input: ({ context }) => ({
-              plan: context.plan as DispatchPlan,
-              ledgerPath: context.input.ledgerPath,
-              specPath: context.input.specPath,
-              actionRecords: context.actionRecords,
-              gate: null,
-            }),
-            onDone: { target: 'readingBoundary', actions: assign({ child: ({ event }) => event.output }) },
+            input: ({ context }) => dispatchInput(context, null),
+            onDone: { target: 'readingBoundary', actions: 'keepChildReport' },
             onError: {
               target: 'readingBoundary',
-              actions: assign({
-                child: ({ event }) => ({ returned: null, dispatchError: describeError(event.error) }),
-              }),
+              actions: 'keepDispatchError',
             },
           },
         },
@@ -1077,11 +1096,8 @@ export const loopImplementationMachine = loopSetup.createMachine({
           invoke: {
             id: 'readBoundary',
             src: 'readBoundary',
-            input: ({ context }) => ({
-              plan: context.plan as DispatchPlan,
-              ledgerPath: context.input.ledgerPath,
-            }),
-            onDone: { target: 'validating', actions: assign({ boundary: ({ event }) => event.output }) },
+            input: ({ context }) => planInput(context),
+            onDone: { target: 'validating', actions: 'keepBoundary' },
             onError: { target: '#loop-implementation.failed', actions: 'storeError' },
           },
         },
@@ -1504,15 +1520,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                   },
                   {
                     target: 'readingBoundary',
-                    actions: assign({
-                      child: ({ event }) => {
-                        const { launched: _launched, ...report } = event.output as Extract<
-                          DispatchRecovery,
-                          { launched: true }
-                        >;
-                        return report;
-                      },
-                    }),
+                    actions: 'keepRecoveredReport',
                   },
                 ],
                 onError: { target: '#loop-implementation.failed', actions: 'storeError' },
@@ -1522,13 +1530,10 @@ export const loopImplementationMachine = loopSetup.createMachine({
               invoke: {
                 id: 'reserveVerifyDispatch',
                 src: 'reserveDispatch',
-                input: ({ context }) => ({
-                  plan: context.plan as DispatchPlan,
-                  ledgerPath: context.input.ledgerPath,
-                }),
+                input: ({ context }) => planInput(context),
                 onDone: {
                   target: 'running',
-                  actions: assign({ ledger: ({ context }) => (context.plan as DispatchPlan).reserved }),
+                  actions: 'keepReserved',
                 },
                 onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
@@ -1537,22 +1542,14 @@ export const loopImplementationMachine = loopSetup.createMachine({
               invoke: {
                 id: 'dispatchRepairChild',
                 src: 'dispatchChild',
-                input: ({ context }) => ({
-                  plan: context.plan as DispatchPlan,
-                  ledgerPath: context.input.ledgerPath,
-                  specPath: context.input.specPath,
-                  actionRecords: context.actionRecords,
-                  gate: context.gateFailure,
-                }),
+                input: ({ context }) => dispatchInput(context, context.gateFailure),
                 onDone: {
                   target: 'readingBoundary',
-                  actions: assign({ child: ({ event }) => event.output }),
+                  actions: 'keepChildReport',
                 },
                 onError: {
                   target: 'readingBoundary',
-                  actions: assign({
-                    child: ({ event }) => ({ returned: null, dispatchError: describeError(event.error) }),
-                  }),
+                  actions: 'keepDispatchError',
                 },
               },
             },
@@ -1560,11 +1557,8 @@ export const loopImplementationMachine = loopSetup.createMachine({
               invoke: {
                 id: 'readRepairBoundary',
                 src: 'readBoundary',
-                input: ({ context }) => ({
-                  plan: context.plan as DispatchPlan,
-                  ledgerPath: context.input.ledgerPath,
-                }),
-                onDone: { target: 'validating', actions: assign({ boundary: ({ event }) => event.output }) },
+                input: ({ context }) => planInput(context),
+                onDone: { target: 'validating', actions: 'keepBoundary' },
                 onError: { target: '#loop-implementation.failed', actions: 'storeError' },
               },
             },

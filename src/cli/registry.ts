@@ -3,10 +3,11 @@
  * src/cli/ and exports a {@link CliCommand}; add it to the list below.
  */
 import type { CliCommand } from './commands.js';
+import { crankCommand } from './crank.js';
 import { cyberCommand } from './cyber.js';
 import { generateCommand } from './generate.js';
 import { reportCommand } from './report.js';
 import { rpiCommand } from './rpi.js';
 
 /** The commands in the order `loopchart help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [generateCommand, cyberCommand, reportCommand, rpiCommand];
+export const COMMANDS: readonly CliCommand[] = [generateCommand, cyberCommand, reportCommand, rpiCommand, crankCommand];

@@ -1,0 +1,146 @@
+/**
+ * `loopchart crank`: runs a caller's wave — RPI once per lane, lanes in parallel only when they
+ * share no write scope or regen surface, the wave acceptance once after every lane returned — and
+ * prints the wave evidence. See docs/rpi.md.
+ *
+ * Exit codes: 0 every lane's report is PASS and the wave acceptance passed; 4 the wave ran and
+ * some lane did not converge or the acceptance failed (the evidence is printed); 2 an unrunnable
+ * wave or invalid options; 1 internal error (including a wave acceptance that could not be run).
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { InputError, UsageError } from '../common/errors.js';
+import { createCrankRunner } from '../host/crank-runner.js';
+import { parseCommandArgs } from './args.js';
+import type { CliCommand, CliIo } from './commands.js';
+import { EXIT_NOT_CONVERGED, reportCommandError, riskyOption } from './rpi.js';
+
+const HELP = `usage: loopchart crank --wave <wave.json> --implementer "<cmd>" --validator "<cmd>" [options]
+
+Run RPI once per lane of the caller's wave, then the wave acceptance once, and report.
+
+  --wave <file>          the wave: lanes (scope, brief, acceptance, regen_surfaces), repair_rounds, acceptance
+  --implementer <cmd>    every lane's implementer (LOOPCHART_LANE names the lane, LOOPCHART_INTENT its intent)
+  --validator <cmd>      every lane's fresh validator
+  --cross-family <cmd>   every lane's cross-family validator, run on risky surfaces
+  --plan <cmd>           every lane's Plan
+  --risky auto|yes|no    risk declaration for every lane (default auto)
+  --repo <dir>           the worktree (default the current directory)
+  --transcript <file>    the wave's JSONL transcript (default under .git/loopchart/crank/<run id>/)
+  --json                 print one JSON object
+  -h, --help             this help
+
+exit codes: 0 every lane PASS and the acceptance passed, 4 otherwise, 2 invalid input, 1 internal error
+`;
+
+const OPTIONS = {
+  wave: { type: 'string' },
+  implementer: { type: 'string' },
+  validator: { type: 'string' },
+  'cross-family': { type: 'string' },
+  plan: { type: 'string' },
+  risky: { type: 'string' },
+  repo: { type: 'string' },
+  transcript: { type: 'string' },
+} as const;
+
+async function readWave(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new InputError(
+      'crank.wave-unreadable',
+      `cannot read the wave ${path}: ${(error as Error).message}`,
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InputError('crank.wave-not-json', `the wave ${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const json = args.includes('--json');
+  try {
+    const { values } = parseCommandArgs('crank', args, OPTIONS);
+    if (values.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    if (values.wave === undefined) throw new UsageError('crank: --wave <file> is required');
+    if (values.implementer === undefined) throw new UsageError('crank: --implementer "<cmd>" is required');
+    if (values.validator === undefined) throw new UsageError('crank: --validator "<cmd>" is required');
+    const runner = createCrankRunner({
+      repo: resolve(values.repo ?? '.'),
+      wave: await readWave(resolve(values.wave)),
+      implementer: values.implementer,
+      validator: values.validator,
+      crossFamily: values['cross-family'] ?? null,
+      plan: values.plan ?? null,
+      risky: riskyOption('crank', values.risky),
+      ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
+      ...((io.stderr as { isTTY?: boolean }).isTTY
+        ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }
+        : {}),
+    });
+    const { evidence, terminal, transcriptPath } = await runner.run();
+    const lanesPass = evidence.lanes.every((lane) => lane.status === 'PASS');
+    const exitCode =
+      terminal === 'acceptance_failed'
+        ? 1
+        : lanesPass && evidence.acceptance?.passed
+          ? 0
+          : EXIT_NOT_CONVERGED;
+    if (json) {
+      io.stdout.write(
+        `${JSON.stringify({
+          command: 'crank',
+          status: exitCode === 1 ? 'failed' : 'finished',
+          exitCode,
+          terminal,
+          lanes: evidence.lanes,
+          acceptance: evidence.acceptance,
+          failure: evidence.failure,
+          conflicts: evidence.conflicts,
+          startOrder: evidence.startOrder,
+          transcript: transcriptPath,
+        })}\n`,
+      );
+    } else {
+      const lines = evidence.lanes.map((lane) => {
+        const open = lane.openFindings.map((f) => f.id);
+        const what = lane.status ?? `no report (${lane.error?.code ?? 'unknown'})`;
+        return `  lane ${lane.id}: ${what}${lane.stopReason ? ` (${lane.stopReason})` : ''}, open findings: ${
+          open.length > 0 ? open.join(', ') : 'none'
+        }, subject ${lane.subjectDigest ?? 'none'}`;
+      });
+      const acceptance =
+        evidence.acceptance === null
+          ? `not run: ${evidence.failure?.message ?? 'unknown'}`
+          : evidence.acceptance.passed
+            ? 'passed'
+            : `failed: ${evidence.acceptance.failure?.command} exit ${evidence.acceptance.failure?.exitCode} (${evidence.acceptance.failure?.logPath})`;
+      io.stdout.write(
+        [
+          `crank: ${evidence.lanes.length} lanes`,
+          ...lines,
+          `wave acceptance: ${acceptance}`,
+          `transcript: ${transcriptPath}`,
+          '',
+        ].join('\n'),
+      );
+    }
+    return exitCode;
+  } catch (error) {
+    return reportCommandError('crank', error, json, io);
+  }
+}
+
+/** The `loopchart crank` command. */
+export const crankCommand: CliCommand = {
+  name: 'crank',
+  summary: "Run RPI once per lane of the caller's wave, then the wave acceptance once",
+  run,
+};

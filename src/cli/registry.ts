@@ -10,4 +10,10 @@ import { reportCommand } from './report.js';
 import { rpiCommand } from './rpi.js';
 
 /** The commands in the order `loopchart help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [generateCommand, cyberCommand, reportCommand, rpiCommand, crankCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  generateCommand,
+  cyberCommand,
+  reportCommand,
+  rpiCommand,
+  crankCommand,
+];

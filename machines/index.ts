@@ -6,11 +6,13 @@ import type { AnyStateMachine } from 'xstate';
 import { crankMachine } from './crank.js';
 import { cyberneticLoopMachine } from './cybernetic-loop.js';
 import { loopImplementationMachine } from './loop-implementation.js';
+import { loopProtocolMachine } from './loop-protocol.js';
 import { rpiMachine } from './rpi.js';
 
 export { crankMachine } from './crank.js';
 export { cyberneticLoopMachine } from './cybernetic-loop.js';
 export { loopImplementationMachine } from './loop-implementation.js';
+export { loopProtocolMachine } from './loop-protocol.js';
 export { rpiMachine } from './rpi.js';
 
 /** Registered machines by name, in the order tools list them. */
@@ -19,6 +21,7 @@ export const machines = {
   rpi: rpiMachine,
   crank: crankMachine,
   'cybernetic-loop': cyberneticLoopMachine,
+  'loop-protocol': loopProtocolMachine,
 } as const satisfies Record<string, AnyStateMachine>;
 
 /** The name of a registered machine. */

@@ -7,12 +7,14 @@ import type { MachineModel } from '../machine-model.js';
 import { crankModel } from './crank.js';
 import { cyberneticLoopModel } from './cybernetic-loop.js';
 import { loopImplementationModel } from './loop-implementation.js';
+import { loopProtocolModel } from './loop-protocol.js';
 import { rpiModel } from './rpi.js';
 
 /** Registered models by machine name. */
 export const models: Readonly<Record<string, MachineModel>> = {
   'loop-implementation': loopImplementationModel as MachineModel,
   'cybernetic-loop': cyberneticLoopModel as MachineModel,
+  'loop-protocol': loopProtocolModel as MachineModel,
   rpi: rpiModel as MachineModel,
   crank: crankModel as MachineModel,
 };

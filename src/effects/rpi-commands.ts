@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { execa } from 'execa';
 import { InputError } from '../common/errors.js';
 import { type Finding, finding } from '../common/finding.js';
+import { checkRound } from '../convergence/normalize-round.js';
 import { validationLegSchema } from '../convergence/schemas.js';
 import { runChildCommand } from './child-process.js';
 import { CommandFailedError } from './command-error.js';
@@ -161,13 +162,19 @@ export async function runValidatorCommand(
   if (record === undefined) fail('rpi.validator-output-not-json', 'printed no JSON verdict record on stdout');
   const parsed = validationLegSchema.safeParse(record);
   if (!parsed.success) {
-    const findings = parsed.error.issues.map((issue) =>
-      finding(
-        roundShapeCode(issue) ?? 'rpi.validator-record-invalid',
-        0,
-        issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
-      ),
-    );
+    // zod stops at the first structural problem of a field; the round checker names every problem
+    // with its round-shape code, which is what a validator author needs to fix the record at once.
+    const shape = checkRound(record);
+    const findings =
+      shape.length > 0
+        ? shape
+        : parsed.error.issues.map((issue) =>
+            finding(
+              'rpi.validator-record-invalid',
+              0,
+              issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+            ),
+          );
     fail('rpi.validator-record-invalid', 'printed a record that is not a validation leg', findings);
   }
   const leg = { ...(record as Record<string, unknown>) };
@@ -177,12 +184,6 @@ export async function runValidatorCommand(
   if (leg.validator_family === undefined || leg.validator_family === null)
     leg.validator_family = options.defaultFamily;
   return leg;
-}
-
-// Refinement issues carry the round-shape code (`round.*`) in their params.
-function roundShapeCode(issue: object): string | undefined {
-  const code = (issue as { params?: { code?: unknown } }).params?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 // The whole output, else its last non-blank line; undefined when neither is JSON.

@@ -247,7 +247,7 @@ async function readIntent(worktree: string, options: RpiRunnerOptions): Promise<
 /**
  * The transcript fields of one RPI event: the round as the cycle, the verifier result of each
  * validator leg, the observation of each judged round, and on the final record the stop reason as
- * `terminalCheck.rule` with the report's `checked` lines as evidence.
+ * `terminalCheck.rule` with the report status and its `checked` lines as evidence.
  *
  * @param step the processed event and the snapshot after it
  * @returns the record's machine-specific fields
@@ -312,7 +312,12 @@ export function projectRpiTranscript(step: TranscriptStep): TranscriptFields {
       reason: outcome.report
         ? `${outcome.terminal}: report status ${outcome.report.status}`
         : `${outcome.terminal}: ${outcome.failure?.message ?? outcome.rejection.map((f) => f.reason).join('; ')}`,
-      evidence: outcome.report ? [...outcome.report.checked] : outcome.rejection.map((f) => f.code),
+      // Never empty, so the protocol's final report can call the run complete.
+      evidence: outcome.report
+        ? [`report status ${outcome.report.status}`, ...outcome.report.checked]
+        : outcome.failure
+          ? [outcome.failure.code]
+          : outcome.rejection.map((f) => f.code),
     };
   } else if (step.snapshot.value === 'repairing' && type !== 'xstate.init') {
     fields.decision = 'continue';

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/commands.js';
 import { rpiReportSchema } from '../../src/convergence/schemas.js';
+import { finalReport } from '../../src/loop-protocol/final-report.js';
 import { parseTranscript } from '../../src/loop-protocol/transcript.js';
 import { createTempRepo, ISOLATED_GIT_ENV, type TempRepo } from '../effects/temp-repo.js';
 
@@ -176,6 +177,8 @@ describe('loopchart rpi', () => {
     const last = records.at(-1);
     expect(last?.terminalCheck?.rule).toBe('converged');
     expect(last?.terminalCheck?.success).toBe(true);
+    // The protocol's final report reads the transcript as a complete, successful run.
+    expect(finalReport(records)).toMatchObject({ status: 'complete', succeeded: true });
     const fingerprints = new Set(records.map((rec) => rec.fingerprint).filter((f) => f !== null));
     expect(fingerprints.size).toBe(2);
     expect(fingerprints.has(r.subject_manifest_digest as string)).toBe(true);
@@ -201,7 +204,9 @@ describe('loopchart rpi', () => {
     });
     expect(report(run).status).toBe('FAIL');
     expect((run.json.openFindings as { id: string }[]).map((f) => f.id)).toEqual(['f1', 'f2']);
-    expect(transcriptOf(run).at(-1)?.terminalCheck?.rule).toBe('finding_set_grew');
+    const records = transcriptOf(run);
+    expect(records.at(-1)?.terminalCheck?.rule).toBe('finding_set_grew');
+    expect(finalReport(records)).toMatchObject({ status: 'complete', succeeded: false });
   });
 
   it('stops with reopened_finding when a closed finding opens again', async () => {

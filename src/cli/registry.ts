@@ -6,8 +6,11 @@ import type { CliCommand } from './commands.js';
 import { crankCommand } from './crank.js';
 import { cyberCommand } from './cyber.js';
 import { generateCommand } from './generate.js';
+import { pathsCommand } from './paths.js';
 import { reportCommand } from './report.js';
 import { rpiCommand } from './rpi.js';
+import { viewCommand } from './view.js';
+import { vizCommand } from './viz.js';
 
 /** The commands in the order `loopchart help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -16,4 +19,7 @@ export const COMMANDS: readonly CliCommand[] = [
   reportCommand,
   rpiCommand,
   crankCommand,
+  vizCommand,
+  pathsCommand,
+  viewCommand,
 ];

@@ -6,7 +6,7 @@
  * returned. The suite fails unless every transition and every state was exercised.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { SnapshotFrom } from 'xstate';
+import { createActor, type SnapshotFrom, toPromise } from 'xstate';
 import { type CrankContext, crankMachine, laneActorId, type WaveEvidence } from '../../machines/crank.js';
 import { laneConflict, partitionLanes } from '../../src/crank/lane-partition.js';
 import { lanesReadyToStart } from '../../src/crank/lane-schedule.js';
@@ -111,5 +111,21 @@ describe('lanesReadyToStart', () => {
 
   it('never starts a lane twice', () => {
     expect(lanesReadyToStart(wave.lanes, conflicts, ['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd'])).toEqual([]);
+  });
+});
+
+describe('crank: effects the host did not provide', () => {
+  it('are reported per lane, and the acceptance that could not run ends the wave', async () => {
+    const actor = createActor(crankMachine, { input: { wave: CRANK_MODEL_WAVE } });
+    actor.start();
+    const evidence = (await toPromise(actor)) as WaveEvidence;
+    expect(actor.getSnapshot().value).toBe('acceptance_failed');
+    expect(evidence.lanes.map((lane) => [lane.id, lane.status, lane.error?.code])).toEqual([
+      ['parser', null, 'actor.not-provided'],
+      ['docs', null, 'actor.not-provided'],
+      ['lexer', null, 'actor.not-provided'],
+    ]);
+    expect(evidence.startOrder).toEqual(['parser', 'docs', 'lexer']);
+    expect(evidence.failure?.code).toBe('actor.not-provided');
   });
 });

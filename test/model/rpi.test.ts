@@ -235,3 +235,14 @@ describe('rpi: the live machine stops where runRepairPhase stops', () => {
     );
   });
 });
+
+describe('rpi: effects the host did not provide', () => {
+  it('end the run in failed, naming the actor', async () => {
+    const actor = createActor(rpiMachine, { input: {} });
+    actor.start();
+    const outcome = (await toPromise(actor)) as RpiOutcome;
+    expect(outcome.terminal).toBe('failed');
+    expect(outcome.failure).toMatchObject({ stage: 'planning', code: 'actor.not-provided', input: false });
+    expect(outcome.report).toBeNull();
+  });
+});

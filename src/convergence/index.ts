@@ -86,3 +86,5 @@ export {
 export { LAW_VIOLATIONS, type LawViolation, STOP_REASONS, type StopReason } from './stop-reason.js';
 export { isSubjectDigest, SUBJECT_DIGEST_PATTERN } from './subject-digest.js';
 export { isVerdict, VERDICTS, type Verdict, verdictRank, worstVerdict } from './verdict.js';
+export { upgradeRiskySurface } from './risky-surface-upgrade.js';
+export { repairFailedReport } from './stage-failure-report.js';

@@ -16,3 +16,4 @@ export { firstOverlap, scopePrefix, scopesOverlap, WHOLE_REPOSITORY } from './sc
 export type { Lane, Wave } from './wave.js';
 export { checkWave, parseWave, scopeEntryProblem } from './wave-input.js';
 export { WAVE_FINDING_CODES, type WaveFindingCode, WaveUnrunnableError } from './wave-unrunnable-error.js';
+export { lanesReadyToStart } from './lane-schedule.js';

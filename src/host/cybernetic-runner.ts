@@ -6,6 +6,7 @@
  * outside the repository; scope widening is read from the working tree after each patcher run.
  * The run writes its transcript in the shared evidence-ledger shape.
  */
+import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import {
@@ -32,6 +33,7 @@ import { CheckpointUnavailableError, createCheckpoint, loadCheckpoint } from '..
 import { makeTempDir, writeFileAtomic } from '../effects/files.js';
 import { createGitPort } from '../effects/git.js';
 import { createOutsideScopeWatch, type OutsideScopeWatch } from '../effects/scope-watch.js';
+import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { projectCyberneticTranscript } from './cybernetic-transcript.js';
 import { createTranscriptRecorder } from './transcript.js';
 
@@ -278,11 +280,20 @@ export function createCyberneticActors(
  *
  * @param options worktree, request, patcher, limits, progress callbacks
  * @returns the terminal record (or the effect failure), the transcript path and the run directory
- * @throws CyberneticRunError when the machine itself failed (a host bug); the scope is restored
- *   to the checkpoint first when one was made
+ * @throws InputError (`git.not-a-worktree`, `cybernetic.worktree-not-root`) when `worktree` is
+ *   not the root of a git worktree; CyberneticRunError when the machine itself failed (a host
+ *   bug), after restoring the scope to the checkpoint when one was made
  */
 export async function runCyberneticLoop(options: CyberneticRunnerOptions): Promise<CyberneticRunResult> {
   const worktree = resolve(options.worktree);
+  // Scope paths are repository-relative, and scope widening is read through git: the worktree
+  // must be the root of a git worktree.
+  const root = await resolveWorktreeRoot(worktree);
+  if ((await realpath(root)) !== (await realpath(worktree)))
+    throw new InputError(
+      'cybernetic.worktree-not-root',
+      `${worktree} is inside the git worktree ${root}; pass the worktree root (scope paths are relative to it)`,
+    );
   const runDir = options.runDir ?? (await makeTempDir('loopchart-cyber-', { outside: worktree }));
   const transcriptPath = options.transcriptPath ?? join(runDir, 'transcript.jsonl');
   const evidence = new Map<number, string[]>();

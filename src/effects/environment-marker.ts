@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { readProcessStat } from './process-identity.js';
+
+// Linux only, like process-identity.ts: reads /proc/<pid>/environ. Every process a dispatched
+// child starts inherits its environment unless it clears it, so a variable that names one dispatch
+// (its task file) marks the dispatch's processes, including background work started in a group of
+// its own.
+
+/** What {@link findProcessesWithEnvironment} saw. */
+export interface MarkedProcesses {
+  /** Live (non-zombie) processes whose environment holds the marker, ascending. */
+  readonly pids: readonly number[];
+  /**
+   * Processes of this user whose environment could not be read although they are alive. They may
+   * or may not carry the marker; a caller that needs proof of absence must treat them as unknown.
+   */
+  readonly unreadable: readonly number[];
+}
+
+/**
+ * Finds the live processes whose environment contains exactly `name=value`.
+ *
+ * Processes of other users cannot be read and are skipped (a dispatched child runs as this user);
+ * this process is never reported.
+ *
+ * @param name the variable name, e.g. `LOOPCHART_TASK`
+ * @param value its exact value
+ * @returns the marked processes, or `null` when /proc cannot be listed
+ */
+export function findProcessesWithEnvironment(name: string, value: string): MarkedProcesses | null {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const needle = `${name}=${value}`;
+  const uid = process.getuid?.();
+  const pids: number[] = [];
+  const unreadable: number[] = [];
+  for (const entry of names) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    } catch {
+      // Gone meanwhile, or another user's process.
+      const stat = readProcessStat(pid);
+      if (stat !== null && stat.state !== 'Z' && isOwnProcess(pid, uid)) unreadable.push(pid);
+      continue;
+    }
+    if (!environ.split('\0').includes(needle)) continue;
+    const stat = readProcessStat(pid);
+    if (stat === null || stat.state === 'Z') continue;
+    pids.push(pid);
+  }
+  return { pids: pids.sort((a, b) => a - b), unreadable: unreadable.sort((a, b) => a - b) };
+}
+
+function isOwnProcess(pid: number, uid: number | undefined): boolean {
+  if (uid === undefined) return false;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const line = status.split('\n').find((l) => l.startsWith('Uid:'));
+    return line !== undefined && Number(line.split(/\s+/)[1]) === uid;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The durable dispatch record: the host's provenance for one child dispatch (gauntlet-protocol
+ * §3.9 "Retain dispatch/write provenance and background-launch records", §3.14 step 1).
+ *
+ * It is written under the git directory before the pending tuple reaches the ledger, and updated
+ * at every step that a resumed run must know about: launch intent, launch (pid and OS start
+ * identity, recorded right after spawn), the child's end, the boundary first observed, the
+ * retained action records and the reset. A resumed run reads it to tell a child that never started
+ * from one that did, to wait for a child still running, and to prove that the checkout changes it
+ * would discard belong to this dispatch alone.
+ */
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { FileAccessError, readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { dispatchFolder, type StateFiles } from './state-files.js';
+
+const childReportSchema = z.object({
+  returned: z.string().nullable(),
+  dispatchError: z.string().optional(),
+  killedAfterSilence: z.boolean().optional(),
+});
+
+const boundarySchema = z.object({
+  porcelain: z.string(),
+  commitCount: z.number().int().nonnegative(),
+  commit: z.object({ sha: z.string(), subject: z.string(), body: z.string() }).nullable(),
+  headLedgerText: z.string().nullable(),
+});
+
+/** Schema of `record.json` in a dispatch folder. */
+export const dispatchRecordSchema = z.object({
+  version: z.literal(1),
+  /** The exact tuple line, `pending: <target> | <repo> | <HEAD_BEFORE>`. */
+  tuple: z.string(),
+  /** The pre-bump iteration `i`. */
+  iteration: z.number().int().nonnegative(),
+  /** `HEAD_BEFORE`. */
+  headBefore: z.string(),
+  /** Repo-relative ledger path. */
+  ledgerPath: z.string(),
+  /** The reserved ledger's exact bytes (bump and tuple), as written on disk. */
+  reservedLedger: z.string(),
+  /** The ledger before the bump and tuple (the before-image). */
+  savedLedger: z.string(),
+  taskFile: z.string(),
+  returnFile: z.string(),
+  /** The temporary folder holding the return file (removed with the record). */
+  returnDir: z.string(),
+  jobsFile: z.string(),
+  logFile: z.string(),
+  /** Token of the worktree lock the reserving run held. */
+  lock: z.string(),
+  /** `git status --porcelain` lines before the reservation: changes this dispatch cannot own. */
+  dirtBefore: z.array(z.string()),
+  /** Set just before spawn: from here on the child may have started. */
+  launching: z.boolean(),
+  /** Set right after spawn, with the pid and the OS-observed start identity. */
+  launched: z.boolean(),
+  pid: z.number().int().nullable(),
+  startIdentity: z.string().nullable(),
+  launchedAt: z.string().nullable(),
+  /** Set when the child ended and the host saw its whole process group exit. */
+  finished: z.boolean(),
+  /** The child report the host derived from the child's end. */
+  result: childReportSchema.nullable(),
+  /** True once the child's own process group was seen to exit. */
+  groupExited: z.boolean(),
+  /** True when the launch could not be proven either way (a crash between intent and record). */
+  launchUncertain: z.boolean(),
+  /** The boundary the host first observed after the return. */
+  boundary: boundarySchema.nullable(),
+  /** Action records retained for the repair body (jobs file, child bodies, child ledger edits). */
+  retainedRecords: z.array(z.string()),
+  /**
+   * Set just before `reset --hard HEAD_BEFORE` and `clean -fd`: from here on the recorded boundary,
+   * not the checkout, says how the dispatch ended.
+   */
+  resetBegun: z.boolean(),
+});
+
+/** One dispatch record. */
+export type DispatchRecord = z.infer<typeof dispatchRecordSchema>;
+
+/** A record read from disk: the record, or why it could not be read. */
+export type StoredRecord =
+  | { readonly ok: true; readonly folder: string; readonly record: DispatchRecord }
+  | { readonly ok: false; readonly folder: string; readonly problem: string };
+
+/** The record file of a dispatch folder. */
+export function recordFileOf(folder: string): string {
+  return join(folder, 'record.json');
+}
+
+/**
+ * Reads the record of iteration `i`, or `null` when there is none.
+ *
+ * @param files the host's state files
+ * @param iteration the pre-bump iteration
+ */
+export async function readDispatchRecord(files: StateFiles, iteration: number): Promise<StoredRecord | null> {
+  return readRecordIn(dispatchFolder(files, iteration));
+}
+
+async function readRecordIn(folder: string): Promise<StoredRecord | null> {
+  let text: string | null;
+  try {
+    text = await readFileIfExists(recordFileOf(folder));
+  } catch (error) {
+    return { ok: false, folder, problem: (error as Error).message };
+  }
+  if (text === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, folder, problem: `dispatch record is not JSON: ${(error as Error).message}` };
+  }
+  const parsed = dispatchRecordSchema.safeParse(value);
+  if (!parsed.success)
+    return {
+      ok: false,
+      folder,
+      problem: `dispatch record is malformed: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    };
+  return { ok: true, folder, record: parsed.data };
+}
+
+/**
+ * Every dispatch record on disk, in ascending iteration order.
+ *
+ * @param files the host's state files
+ */
+export async function listDispatchRecords(files: StateFiles): Promise<StoredRecord[]> {
+  let names: string[];
+  try {
+    names = await readdir(files.dispatches);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new FileAccessError(files.dispatches, 'list', error);
+  }
+  const folders = names
+    .map((name) => ({ name, i: /^iteration-(\d+)$/.exec(name)?.[1] }))
+    .filter((entry): entry is { name: string; i: string } => entry.i !== undefined)
+    .sort((a, b) => Number(a.i) - Number(b.i));
+  const records: StoredRecord[] = [];
+  for (const { name } of folders) {
+    const stored = await readRecordIn(join(files.dispatches, name));
+    if (stored !== null) records.push(stored);
+  }
+  return records;
+}
+
+/**
+ * Writes a record atomically (a reader sees the old or the new record, never a mix), creating
+ * its folder.
+ *
+ * @param files the host's state files
+ * @param record the record
+ */
+export async function writeDispatchRecord(files: StateFiles, record: DispatchRecord): Promise<void> {
+  const folder = dispatchFolder(files, record.iteration);
+  await mkdir(folder, { recursive: true });
+  await writeFileAtomic(recordFileOf(folder), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/**
+ * Updates a record: reads it, applies `change`, writes it back.
+ *
+ * @returns the updated record
+ * @throws Error when the record is missing or unreadable
+ */
+export async function updateDispatchRecord(
+  files: StateFiles,
+  iteration: number,
+  change: (record: DispatchRecord) => DispatchRecord,
+): Promise<DispatchRecord> {
+  const stored = await readDispatchRecord(files, iteration);
+  if (stored === null) throw new Error(`no dispatch record for iteration ${iteration}`);
+  if (!stored.ok) throw new Error(stored.problem);
+  const next = change(stored.record);
+  await writeDispatchRecord(files, next);
+  return next;
+}
+
+/**
+ * Removes a dispatch's folder and its temporary return folder. Call only once the dispatch is
+ * settled (its admission or repair commit is durable).
+ *
+ * @param folder the dispatch folder
+ * @param returnDir the record's return folder, when known
+ */
+export async function removeDispatchFolder(folder: string, returnDir?: string): Promise<void> {
+  if (returnDir !== undefined) await rm(returnDir, { recursive: true, force: true });
+  await rm(folder, { recursive: true, force: true });
+}

@@ -1,0 +1,324 @@
+/**
+ * Host actors of one child dispatch: `reserveDispatch` (record, task and reserved ledger, in that
+ * order), `dispatchChild` (the child as its own process group, its launch recorded durably right
+ * after spawn), `recoverDispatch` (a dispatch found in flight at resume) and `finishDispatch`
+ * (after the admission or repair is durable).
+ */
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fromPromise } from 'xstate';
+import type { ChildReport, DispatchRecovery, GateRun } from '../../machines/loop-implementation.js';
+import { runChildCommand } from '../effects/child-process.js';
+import { findProcessesWithEnvironment } from '../effects/environment-marker.js';
+import { makeTempDir, readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { cleanupJobs, deleteJobsFile, jobsFilePath, parseJobsFile } from '../effects/jobs.js';
+import { hasGroupExited, sleep, terminateGroup } from '../effects/process-group.js';
+import { readProcessGroupId, readStartIdentity } from '../effects/process-identity.js';
+import { childTask, type DispatchPlan } from '../gauntlet/dispatch.js';
+import { formatPending, serializeLedger } from '../gauntlet/ledger.js';
+import type { ActionRecord } from '../gauntlet/types.js';
+import { carriedActionRecords } from './carried-records.js';
+import { CHILD_ENV } from './child-environment.js';
+import { reportOfRun, returnedStatus } from './child-report.js';
+import {
+  type DispatchRecord,
+  readDispatchRecord,
+  removeDispatchFolder,
+  updateDispatchRecord,
+  writeDispatchRecord,
+} from './dispatch-record.js';
+import { completedSideEffect, type HostSession } from './host-session.js';
+import { dispatchFolder } from './state-files.js';
+import { readWorktreeFile } from './worktree-view.js';
+
+/** The record of `plan`, when one exists for exactly its tuple. */
+async function recordOf(session: HostSession, plan: DispatchPlan): Promise<DispatchRecord | null> {
+  const stored = await readDispatchRecord(session.files, plan.iteration);
+  return stored?.ok && stored.record.tuple === formatPending(plan.pending) ? stored.record : null;
+}
+
+/**
+ * `reserveDispatch` (§3.9): checks that the checkout is where the plan says, writes the durable
+ * dispatch record and the task file under the git directory, then the reserved ledger (iterations
+ * `i + 1` and the tuple) on disk, uncommitted. The record comes first, so a reserved tuple always
+ * has a record.
+ */
+export function reserveDispatchActor(session: HostSession) {
+  return fromPromise<Record<string, never>, { plan: DispatchPlan; ledgerPath: string }>(async ({ input }) => {
+    const { git } = session;
+    const { plan, ledgerPath } = input;
+    const { worktree, specPath } = session.options;
+    session.plan = plan;
+    const [head, diskLedger, status] = await Promise.all([
+      git.revParseHead(),
+      readWorktreeFile(worktree, ledgerPath),
+      git.statusPorcelain(),
+    ]);
+    if (head !== plan.pending.head)
+      throw new Error(`HEAD is ${head}, but the dispatch was planned at ${plan.pending.head}`);
+    const savedText = serializeLedger(plan.saved);
+    if (diskLedger !== savedText)
+      throw new Error(`the ledger on disk is not the ledger the dispatch was planned over (${ledgerPath})`);
+
+    const folder = dispatchFolder(session.files, plan.iteration);
+    const stale = await readDispatchRecord(session.files, plan.iteration);
+    // A record for this iteration whose tuple never reached the ledger is a reservation that never
+    // completed; nothing ran under it.
+    await removeDispatchFolder(folder, stale?.ok ? stale.record.returnDir : undefined);
+    await mkdir(folder, { recursive: true });
+    const returnDir = await makeTempDir('loopchart-return-', { outside: worktree });
+    const returnFile = join(returnDir, 'return.json');
+    const jobsFile = jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration });
+    const taskFile = join(folder, 'task.json');
+    const reservedLedger = serializeLedger(plan.reserved);
+    const record: DispatchRecord = {
+      version: 1,
+      tuple: formatPending(plan.pending),
+      iteration: plan.iteration,
+      headBefore: plan.pending.head,
+      ledgerPath,
+      reservedLedger,
+      savedLedger: savedText,
+      taskFile,
+      returnFile,
+      returnDir,
+      jobsFile,
+      logFile: join(folder, 'child.log'),
+      lock: session.lock.info.token,
+      dirtBefore: status.map((entry) => `${entry.xy} ${entry.path}`),
+      launching: false,
+      launched: false,
+      pid: null,
+      startIdentity: null,
+      launchedAt: null,
+      finished: false,
+      result: null,
+      groupExited: false,
+      launchUncertain: false,
+      boundary: null,
+      retainedRecords: [],
+      resetBegun: false,
+    };
+    await writeDispatchRecord(session.files, record);
+    const failure = plan.target === 'verify' ? session.lastGateFailure : null;
+    const task = childTask(
+      plan,
+      { worktree, ledger: ledgerPath, spec: specPath, returnFile, jobsFile },
+      {
+        actionRecords: carriedActionRecords(plan.saved, session.lastCommits),
+        verification: failure,
+      },
+    );
+    await writeFileAtomic(taskFile, `${JSON.stringify(task, null, 2)}\n`);
+    await writeFileAtomic(join(worktree, ledgerPath), reservedLedger);
+    completedSideEffect(session, 'reserveDispatch');
+    return {};
+  });
+}
+
+/** Input of the `dispatchChild` actor. */
+export interface DispatchChildInput {
+  readonly plan: DispatchPlan;
+  readonly ledgerPath: string;
+  readonly specPath: string;
+  readonly actionRecords: readonly ActionRecord[];
+  readonly gate: GateRun | null;
+}
+
+/**
+ * `dispatchChild`: runs the child command in the worktree as its own process group with
+ * `LOOPCHART_TASK`, `LOOPCHART_RETURN` and `LOOPCHART_JOBS`, under the silence and overall limits.
+ * The launch intent is recorded before spawn and the pid with its start identity right after, so
+ * a resumed run can tell whether the child started. Processes the child left in its own group are
+ * ended (the group is the one this host launched and recorded), then the return file is read.
+ */
+export function dispatchChildActor(session: HostSession) {
+  return fromPromise<ChildReport, DispatchChildInput>(async ({ input, signal }) => {
+    const { plan } = input;
+    session.plan = plan;
+    const child = session.options.child;
+    if (child === null) throw new Error('no child command: give the child with --child "<command>"');
+    const record = await recordOf(session, plan);
+    if (record === null) throw new Error(`no dispatch record for ${formatPending(plan.pending)}`);
+    await updateDispatchRecord(session.files, plan.iteration, (r) => ({ ...r, launching: true }));
+    const model = plan.model ?? null;
+    const run = await runChildCommand({
+      command: child,
+      cwd: session.options.worktree,
+      env: {
+        ...session.options.childEnv,
+        [CHILD_ENV.task]: record.taskFile,
+        [CHILD_ENV.return]: record.returnFile,
+        [CHILD_ENV.jobs]: record.jobsFile,
+        ...(model === null ? {} : { [CHILD_ENV.model]: model }),
+      },
+      logPath: record.logFile,
+      silenceTimeoutMs: session.options.silenceTimeoutMs,
+      overallTimeoutMs: session.options.timeoutMs,
+      killGraceMs: session.options.killGraceMs,
+      signal,
+      onSpawned: async (spawned) => {
+        await updateDispatchRecord(session.files, plan.iteration, (r) => ({
+          ...r,
+          launched: true,
+          pid: spawned.pid,
+          startIdentity: spawned.startIdentity,
+          launchedAt: new Date().toISOString(),
+        }));
+        completedSideEffect(session, 'child launched');
+      },
+    });
+    if (run.pid !== null && run.lingeringGroupMembers.length > 0)
+      await terminateGroup(run.pid, { graceMs: session.options.killGraceMs });
+    const groupExited = run.pid === null || hasGroupExited(run.pid) === true;
+    const report = reportOfRun(run, await readFileIfExists(record.returnFile), session.options.timeoutMs);
+    await updateDispatchRecord(session.files, plan.iteration, (r) => ({
+      ...r,
+      finished: true,
+      result: report,
+      groupExited,
+    }));
+    completedSideEffect(session, 'dispatchChild');
+    return report;
+  });
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * Waits for a child this host launched in an earlier run (it outlived that run) to end, under the
+ * same silence and overall limits, measured from its recorded launch.
+ */
+async function awaitAdoptedChild(
+  session: HostSession,
+  record: DispatchRecord,
+  pid: number,
+  identity: string | null,
+): Promise<'exited' | 'killed-after-silence' | 'timed-out'> {
+  const { silenceTimeoutMs, timeoutMs, killGraceMs } = session.options;
+  const launchedAt = record.launchedAt === null ? Date.now() : Date.parse(record.launchedAt);
+  let lastSize = await sizeOf(record.logFile);
+  let lastGrowth = performance.now();
+  const stillOurs = () => identity !== null && readStartIdentity(pid) === identity;
+  for (;;) {
+    if (hasGroupExited(pid) === true) return 'exited';
+    const size = await sizeOf(record.logFile);
+    if (size !== lastSize) {
+      lastSize = size;
+      lastGrowth = performance.now();
+    }
+    const silent = performance.now() - lastGrowth >= silenceTimeoutMs;
+    const overdue = Date.now() - launchedAt >= timeoutMs;
+    if (silent || overdue) {
+      await terminateGroup(pid, {
+        graceMs: killGraceMs,
+        mayKill: () => stillOurs() || readStartIdentity(pid) === null,
+      });
+      return silent ? 'killed-after-silence' : 'timed-out';
+    }
+    await sleep(50);
+  }
+}
+
+/**
+ * `recoverDispatch` (resume with a tuple on disk, §3.2 pending recovery): from the durable record,
+ * `launched: false` when the child provably never started (no launch intent was recorded);
+ * otherwise the child's end, waiting first for a child that is still running (identity-checked).
+ */
+export function recoverDispatchActor(session: HostSession) {
+  return fromPromise<DispatchRecovery, { plan: DispatchPlan }>(async ({ input }) => {
+    const { plan } = input;
+    session.plan = plan;
+    const record = await recordOf(session, plan);
+    // Without a record nothing proves the child did not run, nor how it ended.
+    if (record === null) return { launched: true, returned: null };
+    if (record.finished && record.result !== null) return { launched: true, ...record.result };
+    if (!record.launching) return { launched: false };
+
+    let pid = record.pid;
+    let identity = record.startIdentity;
+    let uncertain = false;
+    if (!record.launched) {
+      // The run ended between the launch intent and the launch record: look for the child by the
+      // environment variable that names its task file.
+      const marked = findProcessesWithEnvironment(CHILD_ENV.task, record.taskFile);
+      const leader = marked?.pids.find((candidate) => readProcessGroupId(candidate) === candidate);
+      if (leader !== undefined) {
+        pid = leader;
+        identity = readStartIdentity(leader);
+        await updateDispatchRecord(session.files, plan.iteration, (r) => ({
+          ...r,
+          launched: true,
+          pid: leader,
+          startIdentity: identity,
+        }));
+      } else uncertain = true;
+    }
+    let report: ChildReport;
+    if (pid !== null && !uncertain) {
+      const alive = identity !== null && readStartIdentity(pid) === identity;
+      let ending: 'exited' | 'killed-after-silence' | 'timed-out' = 'exited';
+      if (alive) ending = await awaitAdoptedChild(session, record, pid, identity);
+      // Members left in the launched group cannot be another group: a group id is not reused while
+      // the group has members.
+      if (hasGroupExited(pid) === false) await terminateGroup(pid, { graceMs: session.options.killGraceMs });
+      const returned = returnedStatus(await readFileIfExists(record.returnFile));
+      report =
+        ending === 'killed-after-silence'
+          ? { returned, killedAfterSilence: true }
+          : ending === 'timed-out'
+            ? {
+                returned,
+                dispatchError: `child killed after the overall timeout of ${Math.round(session.options.timeoutMs / 1000)} s`,
+              }
+            : { returned };
+    } else {
+      report = { returned: returnedStatus(await readFileIfExists(record.returnFile)) };
+    }
+    await updateDispatchRecord(session.files, plan.iteration, (r) => ({
+      ...r,
+      finished: true,
+      result: report,
+      launchUncertain: uncertain,
+      groupExited: pid === null ? false : hasGroupExited(pid) === true,
+    }));
+    completedSideEffect(session, 'recoverDispatch');
+    return { launched: true, ...report };
+  });
+}
+
+/**
+ * `finishDispatch`: after the admission or repair is durable, ends any background job the child
+ * recorded that is still running (ownership-checked), deletes the jobs file once every listed job
+ * is confirmed gone, and removes the dispatch record. A job that cannot be confirmed gone keeps its
+ * jobs file for a person to look at.
+ */
+export function finishDispatchActor(session: HostSession) {
+  return fromPromise<Record<string, never>, { plan: DispatchPlan }>(async ({ input }) => {
+    const { plan } = input;
+    const record = await recordOf(session, plan);
+    const jobsFile =
+      record?.jobsFile ?? jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration });
+    const text = await readFileIfExists(jobsFile);
+    const listed = text === null ? [] : parseJobsFile(text).jobs;
+    const outcome =
+      listed.length === 0
+        ? null
+        : await cleanupJobs(jobsFile, {
+            childDeclaredNoBackgroundWork: true,
+            graceMs: session.options.killGraceMs,
+          });
+    if (outcome === null || outcome.problems.length === 0) await deleteJobsFile(jobsFile);
+    if (record !== null)
+      await removeDispatchFolder(dispatchFolder(session.files, plan.iteration), record.returnDir);
+    session.plan = null;
+    completedSideEffect(session, 'finishDispatch');
+    return {};
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * What every host actor of one run shares: the worktree, its git port and state files, the held
+ * worktree lock, the run's options, and a few facts the last actor observed (the commits of the
+ * latest refresh, the dispatch in flight, the verify session's log folder).
+ *
+ * Nothing here is loop state: the machine rebuilds its state from disk and branch history, and so
+ * does a resumed run. The observed facts only spare a second read of the same git objects within
+ * one run (commits are immutable, so a parsed ledger per commit is cached by its SHA).
+ */
+import type { ReviewResult } from '../../machines/loop-implementation.js';
+import type { GitPort } from '../effects/git.js';
+import type { DispatchPlan } from '../gauntlet/dispatch.js';
+import type { CommitFact, Ledger } from '../gauntlet/types.js';
+import type { StateFiles } from './state-files.js';
+import type { HeldLock } from './worktree-lock.js';
+
+/** Default silence limit of a child: ten minutes without output (the protocol's `timeout` bound). */
+export const DEFAULT_SILENCE_TIMEOUT_MS = 600_000;
+/** Default overall limit of a child: one hour. */
+export const DEFAULT_CHILD_TIMEOUT_MS = 3_600_000;
+/** Default wait between TERM and KILL when a child or job is stopped. */
+export const DEFAULT_KILL_GRACE_MS = 10_000;
+
+/** A host hook for one of the optional verify reviews. */
+export type ReviewHook = (input: {
+  readonly base: string;
+  readonly specPath?: string;
+}) => Promise<ReviewResult>;
+
+/** Options of one run that the actors read. */
+export interface HostOptions {
+  /** Absolute path of the worktree. */
+  readonly worktree: string;
+  /** Repo-relative ledger path. */
+  readonly ledgerPath: string;
+  /** Repo-relative spec path. */
+  readonly specPath: string;
+  /** The child command (a shell command, run with `/bin/sh -c`), or `null` when none was given. */
+  readonly child: string | null;
+  /** Extra gates after the ledger's `verification:` command, as shell commands. */
+  readonly gates: readonly string[];
+  /** Allowance of a fresh ledger. */
+  readonly allowance: number;
+  /** `loopEngine.escalateAfter`. */
+  readonly escalateAfter: number;
+  /** `escalationLoop.implModel`, or `null` when none is configured. */
+  readonly implModel: string | null;
+  readonly silenceTimeoutMs: number;
+  readonly timeoutMs: number;
+  readonly killGraceMs: number;
+  /** Extra environment for the child (on top of this process's and the LOOPCHART_* variables). */
+  readonly childEnv?: Readonly<Record<string, string>>;
+  /** Verify step 2 hook; without it the review reports `ran: false`. */
+  readonly reviewDiff?: ReviewHook;
+  /** Verify step 3 hook; without it the review reports `ran: false`. */
+  readonly conformanceReview?: ReviewHook;
+  /**
+   * Called after every side effect the host completes, with its name and running count. The CLI's
+   * crash hook (LOOPCHART_CRASH_AFTER) uses it; it must not throw.
+   */
+  readonly onSideEffect?: (name: string, count: number) => void;
+}
+
+/** A failed gate as last run, for the verification repair's task. */
+export interface LastGateFailure {
+  readonly gate: number;
+  readonly command: string;
+  readonly exitCode: number;
+  readonly logPath: string;
+}
+
+/** The shared state of one run's host actors. */
+export interface HostSession {
+  readonly options: HostOptions;
+  readonly git: GitPort;
+  readonly gitDir: string;
+  readonly files: StateFiles;
+  readonly lock: HeldLock;
+  /** The verify session's log folder, minted at its first gate run. */
+  logDir: string | null;
+  /** The commits of the latest refresh, oldest first. */
+  lastCommits: readonly CommitFact[];
+  /** Parsed ledger per commit SHA (immutable objects, so safe to keep for the run). */
+  readonly ledgerByCommit: Map<string, Ledger | null>;
+  /** The dispatch in flight as the last actor saw it. */
+  plan: DispatchPlan | null;
+  /** The last failing gate (for the verification repair's task). */
+  lastGateFailure: LastGateFailure | null;
+  /** Side effects completed so far. */
+  sideEffects: number;
+}
+
+/**
+ * Records one completed side effect and calls the options' hook.
+ *
+ * @param session the run
+ * @param name the side effect (usually the actor's name)
+ */
+export function completedSideEffect(session: HostSession, name: string): void {
+  session.sideEffects += 1;
+  session.options.onSideEffect?.(name, session.sideEffects);
+}

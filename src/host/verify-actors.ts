@@ -1,0 +1,81 @@
+/**
+ * Host actors of After the loop (gauntlet-protocol §3.18): `runGates` (verify step 1's gate set)
+ * and the two optional reviews (steps 2 and 3), which a host supplies as hooks.
+ */
+import { fromPromise } from 'xstate';
+import type { GateRun, ReviewResult } from '../../machines/loop-implementation.js';
+import { createLogDir, type Gate, runGateSet } from '../effects/gates.js';
+import type { Ledger } from '../gauntlet/types.js';
+import { completedSideEffect, type HostSession } from './host-session.js';
+
+/** Subject of the commit that records tracked changes a passing gate set produced (§6 A30). */
+export const VERIFICATION_CHANGES_SUBJECT = 'loop: verification changes';
+
+/**
+ * The gate set of a ledger: gate 1 is its `verification:` command, then each extra gate in order.
+ *
+ * @param ledger the ledger
+ * @param extra extra gate commands (`--gate`)
+ */
+export function gateSetOf(ledger: Ledger, extra: readonly string[]): Gate[] {
+  return [
+    { index: 1, name: 'verification', command: ledger.verification },
+    ...extra.map((command, i) => ({ index: i + 2, name: `gate ${i + 2}`, command })),
+  ];
+}
+
+/**
+ * `runGates` (verify step 1): runs the gate set fail-fast in the worktree, logs in one folder per
+ * verify session (`LOG_DIR`, minted at the session's first gate run). After a passing run, tracked
+ * changes the gates produced are committed as `loop: verification changes`; the ledger is never
+ * part of that commit.
+ */
+export function runGatesActor(session: HostSession) {
+  return fromPromise<GateRun, { ledger: Ledger }>(async ({ input }) => {
+    const { worktree, gates, ledgerPath } = session.options;
+    session.logDir ??= await createLogDir(worktree);
+    const result = await runGateSet({
+      gates: gateSetOf(input.ledger, gates),
+      cwd: worktree,
+      logDir: session.logDir,
+    });
+    if (!result.passed) {
+      const gate = gateSetOf(input.ledger, gates).find((g) => g.index === result.index);
+      const failure = {
+        passed: false as const,
+        gate: result.index,
+        command: gate?.command ?? result.name,
+        exitCode: result.exitCode,
+        logPath: result.logPath,
+        tail: result.tail,
+      };
+      session.lastGateFailure = failure;
+      completedSideEffect(session, 'runGates');
+      return failure;
+    }
+    const produced = (await session.git.statusPorcelain())
+      .filter((entry) => entry.xy !== '??' && entry.path !== ledgerPath)
+      .map((entry) => entry.path);
+    if (produced.length > 0)
+      await session.git.commitFiles({ paths: produced, subject: VERIFICATION_CHANGES_SUBJECT, body: '' });
+    session.lastGateFailure = null;
+    completedSideEffect(session, 'runGates');
+    return { passed: true };
+  });
+}
+
+/** `reviewDiff` (verify step 2): the host's hook, or `{ ran: false }`. */
+export function reviewDiffActor(session: HostSession) {
+  return fromPromise<ReviewResult, { base: string }>(async ({ input }) => {
+    const hook = session.options.reviewDiff;
+    return hook === undefined ? { ran: false } : hook({ base: input.base });
+  });
+}
+
+/** `conformanceReview` (verify step 3): the host's hook, or `{ ran: false }`. */
+export function conformanceReviewActor(session: HostSession) {
+  return fromPromise<ReviewResult, { base: string; specPath: string }>(async ({ input }) => {
+    const hook = session.options.conformanceReview;
+    return hook === undefined ? { ran: false } : hook({ base: input.base, specPath: input.specPath });
+  });
+}

@@ -1,0 +1,181 @@
+/**
+ * Host actors that read and write the worktree and its history: `inspectWorkspace` (entry),
+ * `refresh` (the durable state the loop rebuilds itself from), `commitLedger` (every parent
+ * commit) and `readBoundary` (git after a child returned).
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fromPromise } from 'xstate';
+import type {
+  BoundaryFacts,
+  CommitRequest,
+  RefreshFacts,
+  WorkspaceFacts,
+} from '../../machines/loop-implementation.js';
+import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import type { DispatchPlan } from '../gauntlet/dispatch.js';
+import { formatPending, parseLedger, serializeLedger } from '../gauntlet/ledger.js';
+import type { Ledger } from '../gauntlet/types.js';
+import { clearCommitIntent, recoverCommitIntent, writeCommitIntent } from './commit-journal.js';
+import { readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
+import { readCommitFacts } from './history-facts.js';
+import { completedSideEffect, type HostSession } from './host-session.js';
+import { findUnsettledDispatch } from './unsettled-dispatch.js';
+import { readWorktreeFile, unexpectedDirt } from './worktree-view.js';
+
+/** The reserved ledger a before-image and a tuple give (what reserveDispatch wrote). */
+function reservedFrom(savedText: string | null, reservedOnDisk: Ledger): string | null {
+  if (savedText === null) return null;
+  const saved = parseLedger(savedText).ledger;
+  if (saved === null) return null;
+  return serializeLedger({ ...saved, iterations: saved.iterations + 1, pending: reservedOnDisk.pending });
+}
+
+/**
+ * `inspectWorkspace`: rolls back an interrupted parent commit of the loop's own, then reads HEAD,
+ * the unexpected dirt, the ledger, the spec and, for a dispatch in flight, its before-image.
+ *
+ * A dispatch is in flight when the ledger on disk carries a tuple, or when a durable dispatch
+ * record shows a started dispatch that no parent commit has settled yet (its child's commit
+ * already removed the tuple from the file). The loop then resumes from the reserved ledger of the
+ * record, which is what the worktree held when the child started.
+ */
+export function inspectWorkspaceActor(session: HostSession) {
+  return fromPromise<WorkspaceFacts, { ledgerPath: string; specPath: string }>(async ({ input }) => {
+    const { git } = session;
+    const worktree = session.options.worktree;
+    await recoverCommitIntent(session.files.journal, git);
+    const head = await git.revParseHead();
+    const [diskLedger, specText, status] = await Promise.all([
+      readWorktreeFile(worktree, input.ledgerPath),
+      readWorktreeFile(worktree, input.specPath),
+      git.statusPorcelain(),
+    ]);
+    let ledgerText = diskLedger;
+    let savedLedgerText: string | null = null;
+    const expected: string[] = [];
+    const onDisk = diskLedger === null ? null : parseLedger(diskLedger).ledger;
+    if (onDisk?.pending != null) {
+      const tuple = onDisk.pending;
+      const [blob] = await git
+        .readBlobs([{ rev: tuple.head, path: input.ledgerPath }])
+        .catch((): (string | null)[] => [null]);
+      savedLedgerText = blob ?? null;
+      const record = await readDispatchRecord(session.files, onDisk.iterations - 1);
+      if (record?.ok && record.record.tuple === formatPending(tuple))
+        expected.push(record.record.reservedLedger);
+      const rebuilt = reservedFrom(savedLedgerText, onDisk);
+      if (rebuilt !== null) expected.push(rebuilt);
+    } else if (diskLedger !== null) {
+      const record = await findUnsettledDispatch(git, session.files, head, true);
+      if (record !== null) {
+        ledgerText = record.reservedLedger;
+        savedLedgerText = record.savedLedger;
+        expected.push(record.reservedLedger);
+      }
+    }
+    return {
+      head,
+      porcelain: unexpectedDirt(status, input.ledgerPath, diskLedger, expected),
+      ledgerText,
+      specText,
+      savedLedgerText,
+    };
+  });
+}
+
+/**
+ * `refresh`: the ledger on disk, HEAD and every commit since the ledger base with the ledger each
+ * commit left (one `git log`, one batched blob read for the commits not parsed before).
+ */
+export function refreshActor(session: HostSession) {
+  return fromPromise<RefreshFacts, { ledgerPath: string; base: string }>(async ({ input }) => {
+    const { git } = session;
+    const [head, ledgerText, commits] = await Promise.all([
+      git.revParseHead(),
+      readWorktreeFile(session.options.worktree, input.ledgerPath),
+      readCommitFacts(git, input.base, input.ledgerPath, session.ledgerByCommit),
+    ]);
+    if (ledgerText === null) throw new Error(`the ledger ${input.ledgerPath} is missing from the worktree`);
+    session.lastCommits = commits;
+    return { head, ledgerText, commits };
+  });
+}
+
+/**
+ * `commitLedger`: writes the ledger (and the spec, for amendments) atomically and makes exactly one
+ * commit of exactly those paths with the exact subject and body. The intent is journaled first, so
+ * a crash between the write and the commit is rolled back by the next run.
+ */
+export function commitLedgerActor(session: HostSession) {
+  return fromPromise<{ head: string }, CommitRequest>(async ({ input }) => {
+    const { git } = session;
+    const { ledgerPath, specPath, worktree } = session.options;
+    const files = [{ path: ledgerPath, after: serializeLedger(input.ledger) }];
+    if (input.specText !== undefined) files.push({ path: specPath, after: input.specText });
+    const headBefore = await git.revParseHead();
+    const before = await Promise.all(files.map((f) => readFileIfExists(join(worktree, f.path))));
+    await writeCommitIntent(session.files.journal, {
+      version: 1,
+      headBefore,
+      subject: input.subject,
+      files: files.map((f, i) => ({ path: f.path, before: before[i] ?? null, after: f.after })),
+    });
+    for (const file of files) {
+      await mkdir(dirname(join(worktree, file.path)), { recursive: true });
+      await writeFileAtomic(join(worktree, file.path), file.after);
+    }
+    const head = await git.commitFiles({
+      paths: files.map((f) => f.path),
+      subject: input.subject,
+      body: input.body,
+      ...(input.allowEmpty === true ? { allowEmpty: true } : {}),
+    });
+    await clearCommitIntent(session.files.journal);
+    completedSideEffect(session, `commit: ${input.subject}`);
+    return { head };
+  });
+}
+
+/**
+ * `readBoundary`: unexpected dirt, `rev-list HEAD_BEFORE..HEAD --count`, the single new commit and
+ * the ledger at HEAD. The first observation is kept in the dispatch record; once the checkout was
+ * reset for this dispatch, the recorded observation is what the interrupted return was, so a run
+ * resumed after the reset repairs it for the same reason.
+ */
+export function readBoundaryActor(session: HostSession) {
+  return fromPromise<BoundaryFacts, { plan: DispatchPlan; ledgerPath: string }>(async ({ input }) => {
+    const { git } = session;
+    const { plan, ledgerPath } = input;
+    session.plan = plan;
+    const stored = await readDispatchRecord(session.files, plan.iteration);
+    const record = stored?.ok && stored.record.tuple === formatPending(plan.pending) ? stored.record : null;
+    if (record?.resetBegun && record.boundary !== null) return record.boundary;
+    const headBefore = plan.pending.head;
+    const [status, diskLedger, commitCount] = await Promise.all([
+      git.statusPorcelain(),
+      readWorktreeFile(session.options.worktree, ledgerPath),
+      git.revListCount(headBefore),
+    ]);
+    const expected = [serializeLedger(plan.reserved), ...(record === null ? [] : [record.reservedLedger])];
+    let commit: BoundaryFacts['commit'] = null;
+    let headLedgerText: string | null = null;
+    if (commitCount === 1) {
+      const [only] = await git.logSince(headBefore);
+      if (only !== undefined) {
+        commit = { sha: only.sha, subject: only.subject, body: only.body };
+        const [blob] = await git.readBlobs([{ rev: only.sha, path: ledgerPath }]);
+        headLedgerText = blob ?? null;
+      }
+    }
+    const boundary: BoundaryFacts = {
+      porcelain: unexpectedDirt(status, ledgerPath, diskLedger, expected),
+      commitCount,
+      commit,
+      headLedgerText,
+    };
+    if (record !== null && record.boundary === null)
+      await updateDispatchRecord(session.files, plan.iteration, (r) => ({ ...r, boundary }));
+    return boundary;
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * The loop engine's projection onto the run transcript (src/host/transcript.ts): which protocol
+ * fields each processed event fills. `cycle` is the ledger's `iterations:` count, `action` is the
+ * dispatch, `evidence` what the child and git reported, `verifierResult` the gate set, `decision`
+ * whether the loop continues or stops, and the last record of a run carries the `terminalCheck`.
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+import type { LoopContext } from '../../machines/loop-implementation.js';
+import { formatPending } from '../gauntlet/ledger.js';
+import type { TranscriptFields, TranscriptStep } from './transcript.js';
+
+const DISPATCH_DONE = new Set([
+  'xstate.done.actor.dispatchChild',
+  'xstate.done.actor.dispatchRepairChild',
+  'xstate.done.actor.recoverDispatch',
+  'xstate.done.actor.recoverVerifyDispatch',
+]);
+const BOUNDARY_DONE = new Set(['xstate.done.actor.readBoundary', 'xstate.done.actor.readRepairBoundary']);
+
+/** A short name of a state value, e.g. `implement.running`. */
+export function stateLabel(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object') {
+    const [key, inner] = Object.entries(value as Record<string, unknown>)[0] ?? [];
+    return key === undefined ? '' : `${key}.${stateLabel(inner)}`;
+  }
+  return String(value);
+}
+
+/** True when the loop waits for a person or has ended. */
+export function isResting(snapshot: AnyMachineSnapshot): boolean {
+  return snapshot.status !== 'active' || snapshot.matches('humanStop');
+}
+
+function terminal(snapshot: AnyMachineSnapshot, context: LoopContext): TranscriptFields['terminalCheck'] {
+  const label = stateLabel(snapshot.value);
+  if (snapshot.matches('humanStop'))
+    return {
+      rule: context.stop?.kind ?? label,
+      success: false,
+      reason: `stopped for a human at ${label}`,
+      evidence: context.stop === null ? [] : [JSON.stringify(context.stop)],
+    };
+  if (label === 'finished')
+    return {
+      rule: 'verify complete',
+      success: true,
+      reason: 'every row closed and the gate set passed',
+      evidence: [],
+    };
+  const reason =
+    label === 'invalid'
+      ? (context.problem?.message ?? 'configuration error')
+      : label === 'failed'
+        ? (context.error ?? 'an effect failed')
+        : 'stopped by the human; branch state preserved';
+  return { rule: label, success: false, reason, evidence: [] };
+}
+
+/**
+ * The transcript fields of one processed event of the loop machine.
+ *
+ * @param step the snapshot after the event, the event and the transitions it caused
+ * @returns the fields to record, or `null` for the host stopping the actor
+ */
+export function projectLoopRecord(step: TranscriptStep): TranscriptFields | null {
+  // Stopping the actor at the end of a run is not a loop event.
+  if (step.event.type === 'xstate.stop') return null;
+  const snapshot = step.snapshot;
+  const context = snapshot.context as LoopContext;
+  const type = step.event.type;
+  const fields: {
+    -readonly [K in keyof TranscriptFields]: TranscriptFields[K];
+  } = { cycle: context.ledger?.iterations ?? 0 };
+  const plan = context.plan;
+  if (DISPATCH_DONE.has(type) && plan !== null) {
+    fields.action = {
+      kind: 'action',
+      summary: `dispatch ${String(plan.target)} (task iteration ${plan.iteration}, ${formatPending(plan.pending)})`,
+      disposition: null,
+    };
+    const child = context.child;
+    if (child !== null)
+      fields.evidence = [
+        `return: ${child.returned ?? 'none'}`,
+        ...(child.dispatchError === undefined ? [] : [`dispatch error: ${child.dispatchError}`]),
+        ...(child.killedAfterSilence === true ? ['killed after silence'] : []),
+      ];
+  }
+  if (BOUNDARY_DONE.has(type) && context.boundary !== null) {
+    const boundary = context.boundary;
+    fields.evidence = [
+      `rev-list HEAD_BEFORE..HEAD --count: ${boundary.commitCount}`,
+      `unexpected dirt: ${boundary.porcelain === '' ? 'none' : boundary.porcelain.split('\n').join('; ')}`,
+      ...(boundary.commit === null ? [] : [`commit: ${boundary.commit.subject}`]),
+    ];
+  }
+  if (type === 'xstate.done.actor.runGates') {
+    const failure = context.gateFailure;
+    const passed = (step.event as unknown as { output?: { passed?: boolean } }).output?.passed === true;
+    fields.verifierResult = {
+      evaluator: 'gate set',
+      verdict: passed ? 'pass' : 'fail',
+      detail:
+        passed || failure === null
+          ? null
+          : `gate ${failure.gate} exit ${failure.exitCode} ${failure.logPath}`,
+    };
+  }
+  if (type === 'xstate.done.actor.refresh') fields.decision = 'continue';
+  if (isResting(snapshot)) {
+    fields.decision = 'stop';
+    fields.terminalCheck = terminal(snapshot, context);
+  }
+  if (context.ledger !== null)
+    fields.budget = {
+      iterationsUsed: context.ledger.iterations,
+      iterationLimit: null,
+      elapsedMs: null,
+      tokensUsed: null,
+      costUsed: null,
+    };
+  return fields;
+}

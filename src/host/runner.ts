@@ -1,0 +1,441 @@
+/**
+ * `createRunner`: runs the loop engine statechart against a real worktree, with real effects,
+ * until it finishes or stops for a human, and resumes from disk and branch history alone.
+ *
+ * The runner takes the worktree lock, provides the machine's actors (loop-actors.ts), writes the
+ * run transcript, turns the machine's `notice` events into lines for the host, and answers a human
+ * stop with a given reply (`answer`) or by asking (`ask`, for a terminal). A reply the stop does
+ * not offer is refused with its reason, and nothing is applied.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { createActor, waitFor } from 'xstate';
+import {
+  type HumanEvent,
+  type LoopContext,
+  loopImplementationMachine,
+  type ReviewResult,
+} from '../../machines/loop-implementation.js';
+import { InputError } from '../common/errors.js';
+import type { Finding } from '../common/finding.js';
+import {
+  type HumanChoice,
+  type HumanReplyRejection,
+  type HumanStop,
+  parseHumanReply,
+  renderHumanStop,
+} from '../gauntlet/human-stop.js';
+import { parseLedger } from '../gauntlet/ledger.js';
+import { DEFAULT_ALLOWANCE } from '../gauntlet/seed.js';
+import type { Ledger } from '../gauntlet/types.js';
+import {
+  DEFAULT_CHILD_TIMEOUT_MS,
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_SILENCE_TIMEOUT_MS,
+  type HostOptions,
+  type HostSession,
+} from './host-session.js';
+import { createLoopActors, openHostSession } from './loop-actors.js';
+import { isResting, projectLoopRecord, stateLabel } from './loop-transcript.js';
+import {
+  defaultLedgerPath,
+  discoverVerification,
+  repoRelative,
+  specOfLedger,
+  worktreeRootOf,
+} from './run-paths.js';
+import { DEFAULT_ESCALATE_AFTER } from './settings-actors.js';
+import { readLoopStatus } from './status.js';
+import { createTranscriptRecorder } from './transcript.js';
+import { readWorktreeFile } from './worktree-view.js';
+
+/** Settings of a run. Every field has a documented default (docs/host.md). */
+export interface RunnerSettings {
+  /** Allowance of a fresh ledger (default 4). An existing ledger keeps its own. */
+  readonly allowance?: number;
+  /** `loopEngine.escalateAfter` (default 2). */
+  readonly escalateAfter?: number;
+  /** `escalationLoop.implModel`; without it an escalated round stops with the missing-model stop. */
+  readonly implModel?: string | null;
+  /** Kill a child that printed nothing for this long (default 600 000 ms). */
+  readonly silenceTimeoutMs?: number;
+  /** Kill a child that runs longer than this (default 3 600 000 ms). */
+  readonly timeoutMs?: number;
+  /** Wait between TERM and KILL (default 10 000 ms). */
+  readonly killGraceMs?: number;
+}
+
+/** Options of {@link createRunner}. */
+export interface RunnerOptions {
+  /** The worktree (any folder inside it). */
+  readonly worktree: string;
+  /** The spec, absolute or relative to the worktree. Optional on resume when `ledger` is given. */
+  readonly spec?: string;
+  /** The ledger, absolute or relative to the worktree (default: derived from the spec path). */
+  readonly ledger?: string;
+  /** The child command, run with `/bin/sh -c` in the worktree. */
+  readonly child?: string;
+  /** Extra gates after the ledger's verification command. */
+  readonly gates?: readonly string[];
+  /** The verification command a fresh ledger records (default: discovered, e.g. `npm test`). */
+  readonly verification?: string;
+  readonly settings?: RunnerSettings;
+  /** The transcript file (default `<git dir>/loopchart/transcript.jsonl`); `false` for none. */
+  readonly transcript?: string | false;
+  /** The reply to the first human stop the run reaches. */
+  readonly answer?: string;
+  /**
+   * Asks a person for a reply at a stop (a terminal). Returning `null` leaves the stop standing.
+   * Called again with the rejection reason when a reply is refused.
+   */
+  readonly ask?: (stopText: string, rejection: HumanReplyRejection | null) => Promise<string | null>;
+  /** Lines the loop prints without stopping (`terminated 1 child jobs`, `amended the spec: …`). */
+  readonly onNotice?: (text: string) => void;
+  /** Progress lines (current row, attempt, iteration, elapsed time). */
+  readonly onProgress?: (line: string) => void;
+  /** Verify step 2 hook (whole-diff review). */
+  readonly reviewDiff?: (input: { base: string }) => Promise<ReviewResult>;
+  /** Verify step 3 hook (conformance review). */
+  readonly conformanceReview?: (input: { base: string; specPath?: string }) => Promise<ReviewResult>;
+  /** Called after every side effect (see crash-hook.ts for the test hook built on it). */
+  readonly onSideEffect?: (name: string, count: number) => void;
+  /** Extra environment for the child. */
+  readonly childEnv?: Readonly<Record<string, string>>;
+  /** Extra environment for the runner's git processes. */
+  readonly gitEnv?: Readonly<Record<string, string>>;
+}
+
+/** How a run ended. */
+export type RunStatus = 'finished' | 'stopped' | 'invalid' | 'failed';
+
+/** The result of {@link Runner.run}. */
+export interface RunResult {
+  readonly status: RunStatus;
+  /** 0 finished, 3 stopped for a human, 2 invalid input or configuration, 1 internal error. */
+  readonly exitCode: 0 | 1 | 2 | 3;
+  /** The machine state the run ended in, e.g. `finished` or `humanStop.rowAllowance`. */
+  readonly state: string;
+  /** The stop text (first line `gauntlet: question`) when the run stopped for a human. */
+  readonly stopText?: string;
+  readonly stop?: HumanStop;
+  /** What was wrong, for `invalid` and `failed`. */
+  readonly message?: string;
+  readonly findings: readonly Finding[];
+  /** The ledger as the run left it on disk (parsed), or `null`. */
+  readonly ledger: Ledger | null;
+  readonly ledgerPath: string;
+  readonly specPath: string;
+  readonly worktree: string;
+  readonly transcriptPath: string | null;
+  /** The reply the run applied, when it applied one. */
+  readonly answered?: { readonly reply: string; readonly choice: HumanChoice };
+  /** Why a reply was refused (status `invalid`). */
+  readonly rejection?: HumanReplyRejection;
+  /** Notices printed during the run. */
+  readonly notices: readonly string[];
+  /** Side effects the run completed. */
+  readonly sideEffects: number;
+}
+
+/** A runner for one worktree. */
+export interface Runner {
+  /** Runs (fresh or resumed) until the loop finishes or stops for a human. */
+  run(): Promise<RunResult>;
+}
+
+/** The machine event of an accepted reply. */
+export function humanEventOf(choice: HumanChoice): HumanEvent {
+  switch (choice.kind) {
+    case 'retry':
+      return { type: 'human.retry', row: choice.row, hint: choice.hint };
+    case 'raise':
+      return { type: 'human.raise', amount: choice.amount, words: choice.words };
+    case 'amend':
+      return { type: 'human.amend', amendment: choice.amendment };
+    case 'discard':
+      return { type: 'human.discard' };
+    case 'return':
+      return { type: 'human.return' };
+    case 'stop':
+      return { type: 'human.stop' };
+  }
+}
+
+interface ResolvedRun {
+  readonly worktree: string;
+  readonly specPath: string;
+  readonly ledgerPath: string;
+  readonly verification: string;
+}
+
+async function resolveRun(options: RunnerOptions): Promise<ResolvedRun> {
+  const worktree = await worktreeRootOf(resolve(options.worktree));
+  let ledgerPath = options.ledger === undefined ? null : repoRelative(worktree, options.ledger, 'ledger');
+  let specPath = options.spec === undefined ? null : repoRelative(worktree, options.spec, 'spec');
+  if (specPath === null && ledgerPath !== null) specPath = await specOfLedger(worktree, ledgerPath);
+  if (specPath === null)
+    throw new InputError(
+      'run.spec',
+      'no spec: give the spec (--spec), or a ledger whose **Spec:** header names it',
+    );
+  ledgerPath ??= defaultLedgerPath(specPath);
+  const ledgerText = await readWorktreeFile(worktree, ledgerPath);
+  const existing = ledgerText === null ? null : parseLedger(ledgerText).ledger;
+  const verification = options.verification ?? existing?.verification ?? discoverVerification(worktree);
+  if (verification === null)
+    throw new InputError(
+      'run.verification',
+      'cannot resolve the verification command from the project manifest: give it with --verification "<command>"',
+    );
+  return { worktree, specPath, ledgerPath, verification };
+}
+
+/**
+ * Creates a runner.
+ *
+ * @param options worktree, spec, ledger, child, gates, settings, transcript, answer and hooks
+ */
+export function createRunner(options: RunnerOptions): Runner {
+  return { run: () => runLoop(options) };
+}
+
+async function runLoop(options: RunnerOptions): Promise<RunResult> {
+  const run = await resolveRun(options);
+  const settings = options.settings ?? {};
+  const host: HostOptions = {
+    worktree: run.worktree,
+    ledgerPath: run.ledgerPath,
+    specPath: run.specPath,
+    child: options.child ?? null,
+    gates: options.gates ?? [],
+    allowance: settings.allowance ?? DEFAULT_ALLOWANCE,
+    escalateAfter: settings.escalateAfter ?? DEFAULT_ESCALATE_AFTER,
+    implModel: settings.implModel ?? null,
+    silenceTimeoutMs: settings.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS,
+    timeoutMs: settings.timeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS,
+    killGraceMs: settings.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    ...(options.childEnv === undefined ? {} : { childEnv: options.childEnv }),
+    ...(options.reviewDiff === undefined ? {} : { reviewDiff: options.reviewDiff }),
+    ...(options.conformanceReview === undefined ? {} : { conformanceReview: options.conformanceReview }),
+    ...(options.onSideEffect === undefined ? {} : { onSideEffect: options.onSideEffect }),
+  };
+  const session = await openHostSession(host, options.gitEnv === undefined ? {} : { env: options.gitEnv });
+  try {
+    return await drive(options, run, session);
+  } finally {
+    await session.lock.release();
+  }
+}
+
+async function drive(options: RunnerOptions, run: ResolvedRun, session: HostSession): Promise<RunResult> {
+  const notices: string[] = [];
+  const transcriptPath =
+    options.transcript === false
+      ? null
+      : options.transcript === undefined
+        ? session.files.transcript
+        : isAbsolute(options.transcript)
+          ? options.transcript
+          : resolve(run.worktree, options.transcript);
+  const base = {
+    ledgerPath: run.ledgerPath,
+    specPath: run.specPath,
+    worktree: run.worktree,
+    transcriptPath,
+    notices,
+  };
+  const diskLedger = async () => {
+    const text = await readWorktreeFile(run.worktree, run.ledgerPath);
+    return text === null ? null : parseLedger(text).ledger;
+  };
+
+  // A reply to a stop the loop can already see from disk is checked before anything runs, so a
+  // reply the stop does not offer changes nothing at all.
+  if (options.answer !== undefined) {
+    const status = await readLoopStatus({
+      git: session.git,
+      files: session.files,
+      ledgerPath: run.ledgerPath,
+      specPath: run.specPath,
+      escalateAfter: session.options.escalateAfter,
+      implModel: session.options.implModel,
+    }).catch(() => null);
+    if (status?.next.kind === 'stop') {
+      const parsed = parseHumanReply(options.answer, status.next.stop, status.ledger ?? undefined);
+      if (!parsed.ok)
+        return {
+          ...base,
+          status: 'invalid',
+          exitCode: 2,
+          state: 'humanStop',
+          stop: status.next.stop,
+          stopText: status.next.stopText,
+          message: parsed.rejection.reason,
+          rejection: parsed.rejection,
+          findings: [],
+          ledger: status.ledger,
+          sideEffects: 0,
+        };
+    }
+  }
+
+  const machine = loopImplementationMachine.provide({ actors: createLoopActors(session) });
+  const recorder =
+    transcriptPath === null
+      ? null
+      : createTranscriptRecorder({
+          path: transcriptPath,
+          machine: 'loop-implementation',
+          project: projectLoopRecord,
+        });
+  const actor = createActor(machine, {
+    input: { ledgerPath: run.ledgerPath, specPath: run.specPath, verification: run.verification },
+    ...(recorder === null ? {} : { inspect: recorder.inspect }),
+  });
+  actor.on('notice', (event) => {
+    notices.push(event.text);
+    options.onNotice?.(event.text);
+  });
+  const started = performance.now();
+  if (options.onProgress !== undefined) {
+    const progress = options.onProgress;
+    let last = '';
+    actor.subscribe((snapshot) => {
+      const label = stateLabel(snapshot.value);
+      if (label === last) return;
+      last = label;
+      const line = progressLine(snapshot.context as LoopContext, label, performance.now() - started);
+      if (line !== null) progress(line);
+    });
+  }
+
+  let answer = options.answer;
+  let answered: RunResult['answered'];
+  actor.start();
+  try {
+    for (;;) {
+      let snapshot: ReturnType<typeof actor.getSnapshot>;
+      try {
+        snapshot = await waitFor(actor, isResting);
+      } catch (error) {
+        return {
+          ...base,
+          status: 'failed',
+          exitCode: 1,
+          state: stateLabel(actor.getSnapshot().value),
+          message: error instanceof Error ? error.message : String(error),
+          findings: [],
+          ledger: await diskLedger(),
+          sideEffects: session.sideEffects,
+          ...(answered === undefined ? {} : { answered }),
+        };
+      }
+      const context = snapshot.context as LoopContext;
+      const state = stateLabel(snapshot.value);
+      if (snapshot.status !== 'active') {
+        const common = { ...base, state, ledger: await diskLedger(), sideEffects: session.sideEffects };
+        const extra = answered === undefined ? {} : { answered };
+        if (state === 'finished')
+          return { ...common, ...extra, status: 'finished', exitCode: 0, findings: [] };
+        if (state === 'stopped')
+          return {
+            ...common,
+            ...extra,
+            status: 'stopped',
+            exitCode: 3,
+            stopText: 'Stopped by the human: branch state preserved.\n',
+            findings: [],
+          };
+        if (state === 'invalid')
+          return {
+            ...common,
+            ...extra,
+            status: 'invalid',
+            exitCode: 2,
+            message: context.problem?.message ?? 'invalid input',
+            findings: context.problem?.findings ?? [],
+          };
+        return {
+          ...common,
+          ...extra,
+          status: 'failed',
+          exitCode: 1,
+          message:
+            context.error ?? (snapshot.error instanceof Error ? snapshot.error.message : 'the run failed'),
+          findings: [],
+        };
+      }
+
+      // A human stop.
+      const stop = context.stop as HumanStop;
+      const stopLedger = context.stopLedger;
+      const stopText = renderHumanStop(stop, stopLedger);
+      let reply = answer;
+      answer = undefined;
+      let rejection: HumanReplyRejection | null = null;
+      let choice: HumanChoice | null = null;
+      for (;;) {
+        if (reply === undefined && options.ask !== undefined)
+          reply = (await options.ask(stopText, rejection)) ?? undefined;
+        if (reply === undefined) break;
+        const parsed = parseHumanReply(reply, stop, stopLedger ?? undefined);
+        if (parsed.ok) {
+          choice = parsed.choice;
+          break;
+        }
+        rejection = parsed.rejection;
+        if (options.ask === undefined) break;
+        reply = undefined;
+      }
+      const common = {
+        ...base,
+        state,
+        stop,
+        stopText,
+        ledger: await diskLedger(),
+        sideEffects: session.sideEffects,
+      };
+      if (choice === null && rejection !== null)
+        return {
+          ...common,
+          status: 'invalid',
+          exitCode: 2,
+          message: rejection.reason,
+          rejection,
+          findings: [],
+        };
+      if (choice === null || reply === undefined)
+        return { ...common, status: 'stopped', exitCode: 3, findings: [] };
+      actor.send(humanEventOf(choice));
+      const after = actor.getSnapshot();
+      if (
+        after.matches('humanStop') &&
+        stateLabel(after.value) === state &&
+        (after.context as LoopContext).stop === stop
+      )
+        return {
+          ...common,
+          status: 'invalid',
+          exitCode: 2,
+          message: `the loop cannot apply "${reply}" to this ledger`,
+          findings: [],
+        };
+      answered = { reply, choice };
+    }
+  } finally {
+    actor.stop();
+  }
+}
+
+function progressLine(context: LoopContext, label: string, elapsedMs: number): string | null {
+  if (!label.endsWith('.running')) return null;
+  const plan = context.plan;
+  if (plan === null) return null;
+  const elapsed = `${Math.round(elapsedMs / 1000)}s`;
+  const ledger = plan.saved;
+  if (typeof plan.target === 'number') {
+    const row = ledger.rows.find((r) => r.row === plan.target);
+    const of = ledger.allowance;
+    return `row ${plan.target}: attempt ${(row?.attempts ?? 0) + 1} of ${of}, iteration ${plan.iteration}, ${elapsed}`;
+  }
+  return `${plan.target}: iteration ${plan.iteration}, ${elapsed}`;
+}

@@ -1,0 +1,225 @@
+/**
+ * `loopchart status`: what the loop would do next, derived only from disk and branch history
+ * (the ledger on disk, the commits since its base, the spec, the host's durable dispatch
+ * records). It runs the same pure rules the machine runs and renders the stop the machine would
+ * take, but changes nothing.
+ */
+import type { Finding } from '../common/finding.js';
+import type { GitPort } from '../effects/git.js';
+import { effectiveAllowance } from '../gauntlet/allowance.js';
+import { historyFromCommits } from '../gauntlet/history.js';
+import { type HumanStop, renderHumanStop } from '../gauntlet/human-stop.js';
+import { formatPending, parseLedger } from '../gauntlet/ledger.js';
+import { evaluateRules } from '../gauntlet/rules.js';
+import { parseSpec } from '../gauntlet/spec.js';
+import type { Ledger, RowStatus } from '../gauntlet/types.js';
+import { readCommitFacts } from './history-facts.js';
+import type { StateFiles } from './state-files.js';
+import { findUnsettledDispatch } from './unsettled-dispatch.js';
+import { porcelainLine, readWorktreeFile } from './worktree-view.js';
+
+/** What the loop does next. */
+export type NextStep =
+  /** No ledger yet: the next run seeds one from the spec. */
+  | { readonly kind: 'seed-ledger'; readonly description: string }
+  /** A dispatch is in flight: the next run recovers it before anything else. */
+  | { readonly kind: 'recover'; readonly description: string; readonly tuple: string }
+  /** The next run dispatches a child. */
+  | {
+      readonly kind: 'dispatch';
+      readonly target: number | 'seed';
+      readonly escalated: boolean;
+      readonly description: string;
+    }
+  /** Every row is done or cut: the next run verifies (gate set, reviews). */
+  | { readonly kind: 'verify'; readonly description: string }
+  /** An unreachable row is cut automatically under the spec's amend grant. */
+  | { readonly kind: 'amend'; readonly description: string }
+  /** The loop stops for a human with this stop. */
+  | {
+      readonly kind: 'stop';
+      readonly stop: HumanStop;
+      readonly stopText: string;
+      readonly description: string;
+    }
+  /** The ledger or spec must be fixed first. */
+  | { readonly kind: 'configuration'; readonly description: string; readonly findings: readonly Finding[] };
+
+/** One ledger row as `status` reports it. */
+export interface RowStatusLine {
+  readonly row: number;
+  readonly status: RowStatus;
+  readonly attempts: number;
+  readonly effectiveAllowance: number;
+  readonly evidence: string;
+}
+
+/** The loop's state on disk. */
+export interface LoopStatus {
+  readonly ledgerPath: string;
+  readonly specPath: string;
+  readonly ledger: Ledger | null;
+  readonly rows: readonly RowStatusLine[];
+  readonly iterations: number | null;
+  readonly allowance: number | null;
+  /** The pending tuple line on disk, if any. */
+  readonly pending: string | null;
+  readonly seedRepairs: number;
+  readonly verificationRepairs: number;
+  readonly next: NextStep;
+}
+
+/** Input of {@link readLoopStatus}. */
+export interface StatusInput {
+  readonly git: GitPort;
+  readonly files: StateFiles;
+  readonly ledgerPath: string;
+  readonly specPath: string;
+  /** `loopEngine.escalateAfter` as the run would hold it. */
+  readonly escalateAfter: number;
+  /** Whether an impl model is configured (an escalated round without one is the missing-model stop). */
+  readonly implModel: string | null;
+}
+
+/**
+ * Reads the loop's state and the step it would take next. Read-only.
+ *
+ * @param input the worktree's git port and state files, paths and the run's settings
+ */
+export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
+  const { git, ledgerPath, specPath } = input;
+  const worktree = git.worktree;
+  const [head, diskLedger, specText, status] = await Promise.all([
+    git.revParseHead(),
+    readWorktreeFile(worktree, ledgerPath),
+    readWorktreeFile(worktree, specPath),
+    git.statusPorcelain(),
+  ]);
+  const empty = { ledgerPath, specPath, rows: [], iterations: null, allowance: null, pending: null };
+  if (diskLedger === null)
+    return {
+      ...empty,
+      ledger: null,
+      seedRepairs: 0,
+      verificationRepairs: 0,
+      next: {
+        kind: 'seed-ledger',
+        description: `no ledger at ${ledgerPath}: the next run seeds it from ${specPath}`,
+      },
+    };
+  const parsed = parseLedger(diskLedger);
+  const ledger = parsed.ledger;
+  const rows: RowStatusLine[] =
+    ledger?.rows.map((row) => ({ ...row, effectiveAllowance: effectiveAllowance(ledger, row.row) })) ?? [];
+  const base = {
+    ledgerPath,
+    specPath,
+    ledger,
+    rows,
+    iterations: ledger?.iterations ?? null,
+    allowance: ledger?.allowance ?? null,
+    pending: ledger?.pending == null ? null : formatPending(ledger.pending),
+  };
+  if (ledger === null)
+    return {
+      ...base,
+      seedRepairs: 0,
+      verificationRepairs: 0,
+      next: {
+        kind: 'configuration',
+        description: `the ledger ${ledgerPath} does not parse`,
+        findings: parsed.findings,
+      },
+    };
+  const commits = await readCommitFacts(git, ledger.base, ledgerPath);
+  const history = historyFromCommits(commits, { ledger, ledgerPath });
+  const counts = { seedRepairs: history.seedRepairCount, verificationRepairs: history.verificationRepairs };
+  const result = (next: NextStep): LoopStatus => ({ ...base, ...counts, next });
+
+  if (ledger.pending !== null)
+    return result({
+      kind: 'recover',
+      tuple: formatPending(ledger.pending),
+      description: `a dispatch is in flight (${formatPending(ledger.pending)}): the next run recovers it first`,
+    });
+  const unsettled = await findUnsettledDispatch(git, input.files, head, false);
+  if (unsettled !== null)
+    return result({
+      kind: 'recover',
+      tuple: unsettled.tuple,
+      description: `the child of ${unsettled.tuple} committed but its return was not validated yet: the next run validates it first`,
+    });
+  if (status.length > 0) {
+    const detail = status.map(porcelainLine).slice(0, 10).join('; ');
+    const stop: HumanStop = { kind: 'commit-boundary', problem: 'dirty tree', detail };
+    return result({
+      kind: 'stop',
+      stop,
+      stopText: renderHumanStop(stop, ledger),
+      description: 'the tree is dirty',
+    });
+  }
+  const spec = specText === null ? null : parseSpec(specText);
+  if (spec === null || spec.findings.length > 0)
+    return result({
+      kind: 'configuration',
+      description: spec === null ? `cannot read the spec ${specPath}` : `the spec ${specPath} is not valid`,
+      findings: spec?.findings ?? [],
+    });
+  const outcome = evaluateRules({
+    ledger,
+    ledgerFindings: parsed.findings,
+    history,
+    escalateAfter: input.escalateAfter,
+    routing: { spec: spec.spec, amendPermission: spec.spec.amendGrant.kind === 'active' },
+  });
+  const stopped = (stop: HumanStop, description: string) =>
+    result({ kind: 'stop', stop, stopText: renderHumanStop(stop, ledger), description });
+  switch (outcome.kind) {
+    case 'configuration-stop':
+      return result({ kind: 'configuration', description: outcome.message, findings: outcome.findings });
+    case 'bound-spent-stop':
+      return stopped({ kind: 'bound-spent', row: outcome.row }, outcome.why);
+    case 'unreachable-amend': {
+      if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why });
+      const rowText = spec.spec.rows.find((r) => r.row === outcome.row)?.text;
+      return stopped(
+        {
+          kind: 'unreachable-amend',
+          row: outcome.row,
+          what: outcome.what,
+          where: outcome.where,
+          ...(rowText === undefined ? {} : { rowText }),
+        },
+        outcome.why,
+      );
+    }
+    case 'verify':
+      return result({ kind: 'verify', description: 'every row is done or cut: the gate set runs next' });
+    case 'row-stop':
+      return stopped({ kind: 'row-allowance', row: outcome.row }, outcome.why);
+    case 'seed-stop':
+      return stopped(
+        {
+          kind: 'seed-exhaustion',
+          seedRepairs: history.seedRepairCount,
+          ...(history.lastSeedRepairReason === null ? {} : { lastReason: history.lastSeedRepairReason }),
+        },
+        outcome.why,
+      );
+    case 'dispatch-seed':
+      return result({ kind: 'dispatch', target: 'seed', escalated: false, description: outcome.why });
+    case 'dispatch-row':
+      if (outcome.escalated && (input.implModel === null || input.implModel.trim() === ''))
+        return stopped(
+          { kind: 'missing-model', row: outcome.row },
+          `row ${outcome.row}'s escalated round is due and no impl model is configured`,
+        );
+      return result({
+        kind: 'dispatch',
+        target: outcome.row,
+        escalated: outcome.escalated,
+        description: `${outcome.why}${outcome.escalated ? ' (escalated round)' : ''}`,
+      });
+  }
+}

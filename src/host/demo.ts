@@ -1,0 +1,139 @@
+/**
+ * The demo repository: a small git repository with a spec of four acceptance rows and a script
+ * for the scripted child that walks the loop through a seed, ordinary dispatches, a validation
+ * miss, an interrupted return (a dirty tree with a background job and a recorded spend), a human
+ * stop at the row allowance answered with a retry, and a verify that passes.
+ *
+ * Row 1 is cut by its disposition, row 2 closes on the baseline during the seed, row 3 needs two
+ * attempts (the second one escalated), row 4 reaches its allowance and is retried.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ChildScript } from './child-script.js';
+
+/** Settings the demo runs with. */
+export const DEMO_SETTINGS = { allowance: 2, escalateAfter: 2, implModel: 'demo/scripted-model' } as const;
+
+/** The reply a person gives at the demo's stop. */
+export const DEMO_ANSWER = 'retry 4 | write the header row for an empty report';
+
+/** Repo-relative paths of the demo repository. */
+export const DEMO_PATHS = {
+  spec: 'docs/specs/csv-export.md',
+  ledger: 'docs/plans/csv-export.md',
+  script: '.loopchart/demo-script.json',
+} as const;
+
+/** The verification command the demo ledger records. */
+export const DEMO_VERIFICATION = 'test -f src/escape.txt && test -f src/empty-report.txt';
+
+const SPEC = `# CSV export
+
+**Amend-grant:** none
+
+## Problem
+
+Reports can only be read in the browser; people want a CSV file.
+
+## Acceptance criteria
+
+Ticket DEMO-1, checkbox list, rows verbatim:
+
+- [ ] XLSX output is offered next to CSV
+  deviates: XLSX dropped by product decision; CSV only
+- [ ] The export writes a header row
+- [ ] Commas and quotes in cells are escaped
+  in-scope
+- [ ] An empty report exports the header row only
+`;
+
+/** The demo's child script. */
+export const DEMO_SCRIPT: ChildScript = {
+  version: 1,
+  targets: {
+    seed: [
+      {
+        do: 'seed',
+        evidence: {
+          '2': 'csv-test header; header row already exported on baseline',
+          '3': 'csv-test escaping; 1 failing: commas are not escaped',
+          '4': 'csv-test empty; 1 failing: an empty report writes nothing',
+        },
+        closeOnBaseline: [2],
+      },
+    ],
+    '3': [
+      {
+        do: 'failed',
+        evidence: 'csv-test escaping; 1 failing: quotes are not escaped',
+        files: { 'src/escape-draft.txt': 'commas escaped, quotes not yet\n' },
+      },
+      {
+        do: 'done',
+        evidence: 'csv-test escaping; 3 passed; commas and quotes escaped per RFC 4180',
+        files: { 'src/escape.txt': 'commas and quotes escaped\n' },
+      },
+    ],
+    '4': [
+      { do: 'miss', violation: 'four-result-lines', files: { 'src/empty-draft.txt': 'first try\n' } },
+      {
+        do: 'done',
+        evidence: 'csv-test empty; 1 passed',
+        files: { 'src/empty-report.txt': 'unfinished\n' },
+        commit: 'none',
+        background: true,
+        spend: ['ran fixture-capture (1 of 1)'],
+      },
+      {
+        do: 'done',
+        evidence: 'csv-test empty; 2 passed; an empty report writes the header row',
+        files: { 'src/empty-report.txt': 'header row only\n' },
+      },
+    ],
+  },
+};
+
+/** A prepared demo repository. */
+export interface DemoRepository {
+  /** The worktree. */
+  readonly dir: string;
+  readonly specPath: string;
+  readonly ledgerPath: string;
+  /** Absolute path of the child script. */
+  readonly scriptPath: string;
+}
+
+/**
+ * Creates the demo repository in `dir` (created when missing; it must not be a repository yet):
+ * the spec, the child script and a README, committed on branch `main` with a repository-local
+ * identity so the demo commits on any machine.
+ *
+ * @param dir the folder
+ * @returns its paths
+ */
+export function prepareDemoRepository(dir: string): DemoRepository {
+  mkdirSync(dir, { recursive: true });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const write = (path: string, content: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  };
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'loopchart demo');
+  git('config', 'user.email', 'demo@loopchart.invalid');
+  git('config', 'commit.gpgsign', 'false');
+  write('README.md', '# CSV export demo\n\nA sample repository for `loopchart demo`.\n');
+  write('.gitignore', 'build/\n');
+  write(DEMO_PATHS.spec, SPEC);
+  write(DEMO_PATHS.script, `${JSON.stringify(DEMO_SCRIPT, null, 2)}\n`);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'demo: CSV export spec');
+  return {
+    dir,
+    specPath: DEMO_PATHS.spec,
+    ledgerPath: DEMO_PATHS.ledger,
+    scriptPath: join(dir, DEMO_PATHS.script),
+  };
+}

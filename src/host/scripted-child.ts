@@ -1,0 +1,183 @@
+/**
+ * The scripted child: a child command that replays a script instead of thinking
+ * (`loopchart scripted-child <script.json>`). The demo and the end-to-end tests run it as a real
+ * child process under the child contract (docs/child-contract.md).
+ *
+ * Which behaviour a dispatch replays is derived from durable state, never from a counter of its
+ * own: a row's attempts before the dispatch, the number of `loop: repair seed` commits for the
+ * seed, of `loop: repair verification` commits for a verification repair. A run that crashed and
+ * resumed therefore replays the same script.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { InputError } from '../common/errors.js';
+import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { createGitPort, type GitPort } from '../effects/git.js';
+import { recordActionLine, recordJob } from '../effects/jobs.js';
+import { childTaskSchema } from '../gauntlet/child-contract.js';
+import { parseSubject } from '../gauntlet/commits.js';
+import type { ChildTask } from '../gauntlet/dispatch.js';
+import { parseLedger, serializeLedger } from '../gauntlet/ledger.js';
+import { CHILD_ENV } from './child-environment.js';
+import type { Behaviour, ChildScript } from './child-script.js';
+import { scriptedCommit } from './scripted-return.js';
+
+/** Where the scripted child writes its log lines (its stdout, which the host logs). */
+export type ChildLog = (line: string) => void;
+
+/** Which behaviour a dispatch replays, and why. */
+export interface SelectedBehaviour {
+  /** The script key: `seed`, `verify` or the row number. */
+  readonly key: string;
+  /** 0-based dispatch index of the target, from durable state. */
+  readonly index: number;
+  readonly behaviour: Behaviour;
+}
+
+async function countSubjects(
+  git: GitPort,
+  base: string,
+  kind: 'repair-seed' | 'repair-verification',
+): Promise<number> {
+  const commits = await git.logSince(base);
+  return commits.filter((commit) => parseSubject(commit.subject.trim()).kind === kind).length;
+}
+
+/**
+ * Selects the behaviour of this dispatch.
+ *
+ * @param script the script
+ * @param task the task
+ * @param ledgerText the ledger on disk (the reserved ledger)
+ * @param git the worktree's git port
+ * @throws InputError (`script.target`) when the script has nothing for the target
+ */
+export async function selectBehaviour(
+  script: ChildScript,
+  task: ChildTask,
+  ledgerText: string,
+  git: GitPort,
+): Promise<SelectedBehaviour> {
+  const ledger = parseLedger(ledgerText).ledger;
+  if (ledger === null) throw new InputError('script.ledger', `the ledger ${task.ledger} does not parse`);
+  const key = String(task.target);
+  const list = script.targets[key];
+  if (list === undefined)
+    throw new InputError('script.target', `the script has no behaviours for target ${key}`);
+  let index: number;
+  if (typeof task.target === 'number') {
+    const row = ledger.rows.find((r) => r.row === task.target);
+    if (row === undefined) throw new InputError('script.ledger', `the ledger has no row ${task.target}`);
+    index = row.attempts;
+  } else {
+    index = await countSubjects(
+      git,
+      ledger.base,
+      task.target === 'seed' ? 'repair-seed' : 'repair-verification',
+    );
+  }
+  return { key, index, behaviour: list[Math.min(index, list.length - 1)] as Behaviour };
+}
+
+async function writeInWorktree(worktree: string, path: string, content: string): Promise<void> {
+  await mkdir(dirname(join(worktree, path)), { recursive: true });
+  await writeFileAtomic(join(worktree, path), content);
+}
+
+function readTaskEnvironment(env: Readonly<Record<string, string | undefined>>) {
+  const task = env[CHILD_ENV.task];
+  const returnFile = env[CHILD_ENV.return];
+  const jobsFile = env[CHILD_ENV.jobs];
+  if (!task || !returnFile || !jobsFile)
+    throw new InputError(
+      'child.environment',
+      `the scripted child runs under the loop: ${CHILD_ENV.task}, ${CHILD_ENV.return} and ${CHILD_ENV.jobs} must be set`,
+    );
+  return { task, returnFile, jobsFile };
+}
+
+/**
+ * Runs one scripted dispatch.
+ *
+ * @param script the script
+ * @param env the environment (LOOPCHART_TASK, LOOPCHART_RETURN, LOOPCHART_JOBS)
+ * @param log where progress lines go
+ * @returns the exit code for the process (a `silence` behaviour never returns)
+ * @throws InputError for a missing environment, an unreadable task or a script without the target
+ */
+export async function runScriptedChild(
+  script: ChildScript,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  log: ChildLog = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
+  const files = readTaskEnvironment(env);
+  log(`scripted child: reading ${files.task}`);
+  const taskText = await readFileIfExists(files.task);
+  if (taskText === null) throw new InputError('child.task', `the task file ${files.task} does not exist`);
+  const parsedTask = childTaskSchema.safeParse(JSON.parse(taskText));
+  if (!parsedTask.success)
+    throw new InputError(
+      'child.task',
+      `the task file ${files.task} is not a task: ${parsedTask.error.message}`,
+    );
+  const task = parsedTask.data as ChildTask;
+  const git = createGitPort(task.worktree);
+  const ledgerPath = join(task.worktree, task.ledger);
+  const ledgerText = await readFileIfExists(ledgerPath);
+  if (ledgerText === null) throw new InputError('child.task', `the ledger ${task.ledger} does not exist`);
+  const { key, index, behaviour } = await selectBehaviour(script, task, ledgerText, git);
+  log(
+    `scripted child: target ${key}, dispatch ${index + 1} of the script, iteration ${task.iteration}: ${behaviour.do}`,
+  );
+
+  if (behaviour.do === 'silence') {
+    // Print nothing and hold the process open until the loop's silence limit ends it.
+    setInterval(() => undefined, 1 << 30);
+    return new Promise<number>(() => undefined);
+  }
+  if (behaviour.do === 'crash') return behaviour.exitCode ?? 1;
+
+  for (const record of behaviour.spend ?? []) await recordActionLine(files.jobsFile, record);
+  if (behaviour.background === true) {
+    const job = spawn('sleep', ['3600'], { detached: true, stdio: 'ignore', cwd: task.worktree });
+    job.unref();
+    if (job.pid === undefined) throw new Error('could not start the background job');
+    const recorded = await recordJob(files.jobsFile, job.pid);
+    log(`scripted child: background job ${recorded.pid} recorded`);
+  }
+
+  const reserved = parseLedger(ledgerText).ledger;
+  if (reserved === null) throw new InputError('script.ledger', `the ledger ${task.ledger} does not parse`);
+  const commit = scriptedCommit(reserved, task, behaviour, behaviour.spend ?? []);
+  const written = Object.entries(behaviour.files ?? {});
+  for (const [path, content] of written) await writeInWorktree(task.worktree, path, content);
+  if (commit.ledger !== null) await writeFileAtomic(ledgerPath, serializeLedger(commit.ledger));
+
+  const mode = behaviour.commit ?? 'one';
+  if (behaviour.do !== 'nothing' && mode !== 'none') {
+    await git.commitFiles({
+      paths: [...written.map(([path]) => path), task.ledger],
+      subject: commit.subject,
+      body: commit.body,
+    });
+    log(`scripted child: committed "${commit.subject}"`);
+    if (mode === 'extra') {
+      const extra = `scripted-extra-${task.iteration}.txt`;
+      await writeInWorktree(task.worktree, extra, `extra work of iteration ${task.iteration}\n`);
+      await git.commitFiles({ paths: [extra], subject: 'scripted child: extra commit', body: '' });
+      log('scripted child: made an extra commit');
+    }
+  }
+  if (behaviour.leaveUntracked !== undefined)
+    await writeInWorktree(task.worktree, behaviour.leaveUntracked, 'left behind by the scripted child\n');
+  if (behaviour.writeReturn !== false) {
+    const status = behaviour.status ?? 'DONE';
+    await writeFileAtomic(
+      files.returnFile,
+      `${JSON.stringify({ status, summary: `scripted ${behaviour.do}` })}\n`,
+    );
+    log(`scripted child: returned ${status}`);
+  }
+  return behaviour.exitCode ?? 0;
+}

@@ -1,0 +1,195 @@
+/**
+ * `loopchart run`: runs the loop engine on a worktree, fresh or resumed (the same command), until
+ * it finishes (exit 0) or stops for a human (exit 3, the stop text on stdout).
+ */
+import { createInterface } from 'node:readline/promises';
+import { UsageError } from '../common/errors.js';
+import { formatFindings } from '../common/finding.js';
+import type { HumanReplyRejection } from '../gauntlet/human-stop.js';
+import { crashHookFromEnvironment } from '../host/crash-hook.js';
+import { createRunner, type RunnerOptions, type RunResult } from '../host/runner.js';
+import { integerOption, parseCommandArgs } from './args.js';
+import type { CliCommand, CliIo } from './commands.js';
+
+/** Environment variable read for `--impl-model` when the option is absent. */
+export const IMPL_MODEL_VARIABLE = 'LOOPCHART_IMPL_MODEL';
+
+const OPTIONS = {
+  worktree: { type: 'string' },
+  spec: { type: 'string' },
+  ledger: { type: 'string' },
+  child: { type: 'string' },
+  gate: { type: 'string', multiple: true },
+  verification: { type: 'string' },
+  allowance: { type: 'string' },
+  'escalate-after': { type: 'string' },
+  'impl-model': { type: 'string' },
+  'silence-timeout': { type: 'string' },
+  timeout: { type: 'string' },
+  transcript: { type: 'string' },
+  answer: { type: 'string' },
+} as const;
+
+const HELP = `usage: loopchart run --spec <path> --child "<command>" [options]
+
+Runs the loop engine on a worktree, fresh or resumed (the same command).
+
+  --worktree <dir>          the worktree (default: the current directory)
+  --spec <path>             the spec (optional on resume when --ledger names the ledger)
+  --ledger <path>           the ledger (default: <spec dir>/../plans/<spec file name>)
+  --child "<command>"       the child command, run with /bin/sh -c in the worktree
+  --gate "<command>"        an extra gate after the ledger's verification command (repeatable)
+  --verification "<cmd>"    the verification command of a fresh ledger (default: npm test / make test)
+  --allowance <n>           allowance of a fresh ledger (default 4)
+  --escalate-after <n>      loopEngine.escalateAfter (default 2)
+  --impl-model <model>      escalationLoop.implModel (default: $LOOPCHART_IMPL_MODEL)
+  --silence-timeout <s>     kill a child silent this long (default 600)
+  --timeout <s>             kill a child running this long (default 3600)
+  --transcript <path>       the run transcript (default: <git dir>/loopchart/transcript.jsonl)
+  --answer "<reply>"        the reply to the stop the run reaches
+  --json                    print one JSON object with the result
+
+Exit codes: 0 finished, 3 stopped for a human, 2 invalid input, 1 internal error.
+`;
+
+/** Parsed `run` arguments, as runner options. */
+export function runOptionsFromArgs(
+  args: readonly string[],
+  env = process.env,
+): RunnerOptions & { json: boolean; help: boolean } {
+  const { values } = parseCommandArgs('run', args, OPTIONS);
+  const seconds = (name: 'silence-timeout' | 'timeout', value: string | undefined) =>
+    value === undefined ? undefined : integerOption('run', name, value, 0, 1) * 1000;
+  const implModel = values['impl-model'] ?? env[IMPL_MODEL_VARIABLE] ?? null;
+  const silenceTimeoutMs = seconds('silence-timeout', values['silence-timeout']);
+  const timeoutMs = seconds('timeout', values.timeout);
+  const allowance =
+    values.allowance === undefined ? undefined : integerOption('run', 'allowance', values.allowance, 0, 1);
+  const escalateAfter =
+    values['escalate-after'] === undefined
+      ? undefined
+      : integerOption('run', 'escalate-after', values['escalate-after'], 0, 0);
+  return {
+    json: values.json === true,
+    help: values.help === true,
+    worktree: values.worktree ?? process.cwd(),
+    ...(values.spec === undefined ? {} : { spec: values.spec }),
+    ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
+    ...(values.child === undefined ? {} : { child: values.child }),
+    gates: values.gate ?? [],
+    ...(values.verification === undefined ? {} : { verification: values.verification }),
+    ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
+    ...(values.answer === undefined ? {} : { answer: values.answer }),
+    settings: {
+      implModel,
+      ...(allowance === undefined ? {} : { allowance }),
+      ...(escalateAfter === undefined ? {} : { escalateAfter }),
+      ...(silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    },
+  };
+}
+
+function isTty(stream: unknown): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/** A terminal prompt for replies at a stop. */
+function terminalAsk(io: CliIo): RunnerOptions['ask'] {
+  return async (stopText: string, rejection: HumanReplyRejection | null) => {
+    if (rejection === null) io.stdout.write(stopText);
+    else io.stderr.write(`loopchart: ${rejection.reason}\n`);
+    const prompt = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const line = await prompt.question('reply> ');
+      return line.trim() === '' ? null : line;
+    } finally {
+      prompt.close();
+    }
+  };
+}
+
+/** The JSON form of a run result (`--json`). */
+export function runResultJson(command: string, result: RunResult): Record<string, unknown> {
+  return {
+    command,
+    status: result.status,
+    exitCode: result.exitCode,
+    state: result.state,
+    ...(result.stopText === undefined ? {} : { stop: result.stopText }),
+    ...(result.message === undefined ? {} : { message: result.message }),
+    findings: result.findings,
+    worktree: result.worktree,
+    ledgerPath: result.ledgerPath,
+    specPath: result.specPath,
+    transcript: result.transcriptPath,
+    ledger:
+      result.ledger === null
+        ? null
+        : {
+            iterations: result.ledger.iterations,
+            allowance: result.ledger.allowance,
+            pending: result.ledger.pending,
+            rows: result.ledger.rows,
+            decisions: result.ledger.decisions,
+          },
+    notices: result.notices,
+    ...(result.answered === undefined ? {} : { answered: result.answered }),
+  };
+}
+
+/** Writes a run result for a person (stdout) or as JSON. */
+export function reportRun(io: CliIo, result: RunResult, json: boolean): void {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(runResultJson('run', result))}\n`);
+    return;
+  }
+  if (result.status === 'stopped' && result.stopText !== undefined) io.stdout.write(result.stopText);
+  else if (result.status === 'finished') {
+    const rows = result.ledger?.rows ?? [];
+    const count = (status: string) => rows.filter((row) => row.status === status).length;
+    io.stdout.write(
+      `finished: ${count('done')} rows done, ${count('cut')} cut, ${result.ledger?.iterations ?? 0} iterations; verification passed\n`,
+    );
+  } else {
+    if (result.stopText !== undefined) io.stdout.write(result.stopText);
+    io.stderr.write(`loopchart: ${result.message ?? result.status}\n`);
+    if (result.findings.length > 0) io.stderr.write(`${formatFindings(result.findings)}\n`);
+  }
+}
+
+/** Runs `run` with parsed options; the demo reuses it. */
+export async function executeRun(io: CliIo, options: RunnerOptions, json: boolean): Promise<RunResult> {
+  const interactive = !json && options.ask === undefined && isTty(process.stdin) && isTty(io.stderr);
+  const tty = isTty(io.stderr);
+  const runner = createRunner({
+    ...options,
+    onNotice: (text) => io.stderr.write(`${text}\n`),
+    ...(tty ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) } : {}),
+    ...(interactive ? { ask: terminalAsk(io) } : {}),
+  });
+  return runner.run();
+}
+
+/** `loopchart run`. */
+export const runCommand: CliCommand = {
+  name: 'run',
+  summary: 'run the loop on a worktree (fresh or resumed) until it finishes or stops for a human',
+  async run(args, io) {
+    const options = runOptionsFromArgs(args);
+    if (options.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    if (options.child === undefined)
+      throw new UsageError('run: give the child command with --child "<command>"');
+    const crash = crashHookFromEnvironment();
+    const result = await executeRun(
+      io,
+      { ...options, ...(crash === undefined ? {} : { onSideEffect: crash }) },
+      options.json,
+    );
+    reportRun(io, result, options.json);
+    return result.exitCode;
+  },
+};

@@ -1,0 +1,106 @@
+/**
+ * `loopchart status`: the ledger's rows, attempts of their effective allowance, iterations, the
+ * pending tuple and the step (or stop) the loop would take next, read from disk and branch history
+ * only. Changes nothing.
+ */
+import { resolve } from 'node:path';
+import { InputError } from '../common/errors.js';
+import { formatFindings } from '../common/finding.js';
+import { createGitPort } from '../effects/git.js';
+import { resolveGitDir } from '../effects/git-dir.js';
+import { defaultLedgerPath, repoRelative, specOfLedger, worktreeRootOf } from '../host/run-paths.js';
+import { DEFAULT_ESCALATE_AFTER } from '../host/settings-actors.js';
+import { stateFilesOf } from '../host/state-files.js';
+import { type LoopStatus, readLoopStatus } from '../host/status.js';
+import { integerOption, parseCommandArgs } from './args.js';
+import type { CliCommand } from './commands.js';
+import { IMPL_MODEL_VARIABLE } from './run.js';
+
+const OPTIONS = {
+  worktree: { type: 'string' },
+  spec: { type: 'string' },
+  ledger: { type: 'string' },
+  'escalate-after': { type: 'string' },
+  'impl-model': { type: 'string' },
+} as const;
+
+const HELP = `usage: loopchart status [--worktree <dir>] [--spec <path>] [--ledger <path>] [--json]
+
+Shows the ledger (rows, attempts of their effective allowance, iterations, the pending tuple)
+and what the loop would do next, from disk and branch history only.
+
+  --escalate-after <n>   escalateAfter the run would hold (default 2)
+  --impl-model <model>   the run's impl model (default: $LOOPCHART_IMPL_MODEL)
+`;
+
+function human(status: LoopStatus): string {
+  const lines = [`ledger: ${status.ledgerPath} (spec ${status.specPath})`];
+  if (status.ledger !== null) {
+    lines.push(`iterations: ${status.iterations}, allowance: ${status.allowance}`);
+    for (const row of status.rows)
+      lines.push(
+        `row ${row.row}: ${row.status}, ${row.attempts} of ${row.effectiveAllowance}${row.evidence === '' ? '' : ` - ${row.evidence}`}`,
+      );
+    lines.push(`pending: ${status.pending ?? 'none'}`);
+    lines.push(`seed repairs: ${status.seedRepairs}, verification repairs: ${status.verificationRepairs}`);
+  }
+  lines.push(`next: ${status.next.description}`);
+  let text = `${lines.join('\n')}\n`;
+  if (status.next.kind === 'stop') text += `\n${status.next.stopText}`;
+  if (status.next.kind === 'configuration' && status.next.findings.length > 0)
+    text += `${formatFindings(status.next.findings)}\n`;
+  return text;
+}
+
+/** `loopchart status`. */
+export const statusCommand: CliCommand = {
+  name: 'status',
+  summary: 'show the ledger and the step or stop the loop would take next (reads only)',
+  async run(args, io) {
+    const { values } = parseCommandArgs('status', args, OPTIONS);
+    if (values.help === true) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    const worktree = await worktreeRootOf(resolve(values.worktree ?? process.cwd()));
+    let ledgerPath = values.ledger === undefined ? null : repoRelative(worktree, values.ledger, 'ledger');
+    let specPath = values.spec === undefined ? null : repoRelative(worktree, values.spec, 'spec');
+    if (specPath === null && ledgerPath !== null) specPath = await specOfLedger(worktree, ledgerPath);
+    if (specPath === null)
+      throw new InputError('status.spec', 'status: give --spec, or --ledger naming an existing ledger');
+    ledgerPath ??= defaultLedgerPath(specPath);
+    const status = await readLoopStatus({
+      git: createGitPort(worktree),
+      files: stateFilesOf(await resolveGitDir(worktree)),
+      ledgerPath,
+      specPath,
+      escalateAfter: integerOption(
+        'status',
+        'escalate-after',
+        values['escalate-after'],
+        DEFAULT_ESCALATE_AFTER,
+        0,
+      ),
+      implModel: values['impl-model'] ?? process.env[IMPL_MODEL_VARIABLE] ?? null,
+    });
+    if (values.json === true)
+      io.stdout.write(
+        `${JSON.stringify({
+          command: 'status',
+          status: 'finished',
+          exitCode: 0,
+          ledgerPath: status.ledgerPath,
+          specPath: status.specPath,
+          iterations: status.iterations,
+          allowance: status.allowance,
+          pending: status.pending,
+          rows: status.rows,
+          seedRepairs: status.seedRepairs,
+          verificationRepairs: status.verificationRepairs,
+          next: status.next,
+        })}\n`,
+      );
+    else io.stdout.write(human(status));
+    return 0;
+  },
+};

@@ -1,0 +1,212 @@
+/**
+ * End-to-end: each repair kind of the loop engine (ordinary miss, seed miss, interrupted row,
+ * interrupted seed, verification repair) and each interrupted reason (dispatch error, killed after
+ * silence, non-DONE, dirty tree, zero and two commits), on real repositories with the scripted
+ * child as a real child process.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Behaviour } from '../../src/host/child-script.js';
+import { cli, createLoopRepo, type LoopRepo, useGitTestEnvironment } from '../support/loop-repo.js';
+
+const repos: LoopRepo[] = [];
+beforeAll(() => useGitTestEnvironment());
+afterEach(() => {
+  for (const repo of repos.splice(0)) repo.remove();
+});
+
+function repo(options: Parameters<typeof createLoopRepo>[0]): LoopRepo {
+  const created = createLoopRepo(options);
+  repos.push(created);
+  return created;
+}
+
+/** The body of every commit with `subject`, oldest first. */
+function bodiesOf(r: LoopRepo, subject: string): string[] {
+  const out = r.git('log', '--reverse', '--format=%s%x00%b%x01');
+  return out
+    .split('\x01')
+    .map((entry) => entry.replace(/^\n/, '').split('\x00'))
+    .filter(([s]) => s === subject)
+    .map(([, body]) => (body ?? '').trim());
+}
+
+/** The evidence of `row` in the ledger each commit with `subject` left, oldest first. */
+function evidenceAfter(r: LoopRepo, subject: string, row: number): string[] {
+  const shas = r.git('log', '--reverse', '--format=%H %s').trim().split('\n');
+  return shas
+    .filter((line) => line.slice(41) === subject)
+    .map((line) => r.git('show', `${line.slice(0, 40)}:${r.ledgerPath}`))
+    .map((text) => text.split('\n').find((l) => l.startsWith(`| ${row} |`)) ?? '');
+}
+
+const seedBoth: Behaviour = {
+  do: 'seed',
+  evidence: { '1': 'check one; 1 failing', '2': 'check two; passes on the baseline' },
+  closeOnBaseline: [2],
+};
+
+describe('repairs', () => {
+  it('repairs an ordinary validation miss: target failed, attempts +1, the concrete miss as evidence', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [seedBoth],
+          '1': [
+            { do: 'miss', violation: 'malformed-decision' },
+            { do: 'done', evidence: 'check one; passes now' },
+          ],
+        },
+      },
+    });
+    const out = await cli('run', await r.runArgs('--allowance', '3'));
+    expect(out.code).toBe(0);
+    expect(r.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: row 1 failed',
+      'loop: repair row 1',
+      'loop: row 1 done',
+    ]);
+    const [repaired] = evidenceAfter(r, 'loop: repair row 1', 1);
+    expect(repaired).toMatch(
+      /^\| 1 \| failed \| 1 \| iteration 1: new decision line 1 for row 1 is malformed/,
+    );
+    expect(bodiesOf(r, 'loop: repair row 1')[0]).toMatch(
+      /^pending: 1 \| home \| [0-9a-f]{40}\niteration: 2\nmiss: /,
+    );
+    expect(r.ledger()).toContain('| 1 | done | 2 | check one; passes now |');
+  });
+
+  it('repairs a seed miss and dispatches the seed again with the miss as its hint', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [{ do: 'miss', violation: 'header-change' }, seedBoth],
+          '1': [{ do: 'done', evidence: 'one; ok' }],
+        },
+      },
+    });
+    const out = await cli('run', await r.runArgs('--allowance', '3'));
+    expect(out.code).toBe(0);
+    expect(r.subjects().slice(0, 4)).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: repair seed',
+      'loop: seed evidence',
+    ]);
+    expect(bodiesOf(r, 'loop: repair seed')[0]).toMatch(
+      /seed miss: header allowance changed from "3" to "4"/,
+    );
+    // The seed repair left every row as the skeleton had it and consumed the iteration.
+    const [afterRepair] = evidenceAfter(r, 'loop: repair seed', 1);
+    expect(afterRepair).toBe('| 1 | open | 0 |  |');
+  });
+
+  it('recovers an interrupted row and an interrupted seed: reset, then a repair commit naming the reason', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [{ do: 'crash', exitCode: 4 }, seedBoth],
+          '1': [
+            { do: 'done', evidence: 'one; ok', files: { 'src/one.txt': 'half done\n' }, commit: 'none' },
+            { do: 'done', evidence: 'one; ok' },
+          ],
+        },
+      },
+    });
+    const out = await cli('run', await r.runArgs('--allowance', '3'));
+    expect(out.code).toBe(0);
+    expect(r.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: repair seed',
+      'loop: seed evidence',
+      'loop: repair row 1',
+      'loop: row 1 done',
+    ]);
+    expect(bodiesOf(r, 'loop: repair seed')[0]).toContain(
+      'seed interrupted: dispatch error: child exited with code 4',
+    );
+    expect(evidenceAfter(r, 'loop: repair row 1', 1)[0]).toMatch(
+      /^\| 1 \| failed \| 1 \| iteration 2: interrupted - dirty tree \|$/,
+    );
+    // The reset removed the interrupted child's uncommitted work.
+    expect(existsSync(join(r.dir, 'src/one.txt'))).toBe(false);
+    expect(r.status()).toBe('');
+  });
+
+  it('repairs verification: the child fixes code, the parent marks the repair, the gate set passes', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [
+            { do: 'seed', evidence: { '1': 'one; passes', '2': 'two; passes' }, closeOnBaseline: [1, 2] },
+          ],
+          verify: [{ do: 'verify-fix', files: { 'fixed.txt': 'fixed\n' } }],
+        },
+      },
+    });
+    const out = await cli(
+      'run',
+      await r.runArgs('--allowance', '2', '--impl-model', 'test/model', '--gate', 'test -f fixed.txt'),
+    );
+    expect(out.code).toBe(0);
+    expect(r.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: verification fix',
+      'loop: repair verification',
+    ]);
+    const [marker] = bodiesOf(r, 'loop: repair verification');
+    const child = r.git('rev-parse', 'HEAD~1').trim();
+    expect(marker).toMatch(/^pending: verify \| home \| [0-9a-f]{40}\niteration: 2\n/);
+    expect(marker).toContain(`admitted: ${child}`);
+    expect(r.ledger()).not.toContain('pending:');
+    expect(r.ledger()).toContain('iterations: 2');
+  });
+});
+
+describe('interrupted reasons', () => {
+  it('names each interrupted reason in the repair: dispatch error, silence, non-DONE, dirty tree, 0 and 2 commits', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [seedBoth],
+          '1': [
+            { do: 'crash', exitCode: 3 },
+            { do: 'silence' },
+            { do: 'failed', evidence: 'one; blocked', status: 'BLOCKED' },
+            { do: 'done', evidence: 'one; ok', leaveUntracked: 'stray.txt' },
+            { do: 'nothing' },
+            { do: 'failed', evidence: 'one; two commits', commit: 'extra' },
+            { do: 'done', evidence: 'one; finally ok' },
+          ],
+        },
+      },
+    });
+    const out = await cli(
+      'run',
+      await r.runArgs('--allowance', '8', '--escalate-after', '8', '--silence-timeout', '4'),
+    );
+    expect(out.code).toBe(0);
+    const reasons = bodiesOf(r, 'loop: repair row 1').map((body) => body.split('\n')[2]);
+    expect(reasons).toEqual([
+      'interrupted: dispatch error: child exited with code 3',
+      'interrupted: killed after silence',
+      'interrupted: non-DONE',
+      'interrupted: dirty tree',
+      'interrupted: 0 commits',
+      'interrupted: 2 commits',
+    ]);
+    expect(r.ledger()).toContain('| 1 | done | 7 | one; finally ok |');
+    expect(r.ledger()).toContain('iterations: 8');
+    expect(r.status()).toBe('');
+    expect(existsSync(join(r.dir, 'stray.txt'))).toBe(false);
+  });
+});

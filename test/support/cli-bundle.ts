@@ -1,0 +1,45 @@
+/**
+ * Builds the loop commands into one ESM file (esbuild, from the sources under test) so that tests
+ * can run the CLI and the scripted child as real processes without depending on `npm run build`.
+ * Built once per test process into a temporary folder.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const built = new Map<string, Promise<string>>();
+
+function bundle(entry: string, name: string): Promise<string> {
+  let done = built.get(entry);
+  if (done !== undefined) return done;
+  done = (async () => {
+    const outfile = join(mkdtempSync(join(tmpdir(), 'loopchart-cli-')), name);
+    await build({
+      entryPoints: [join(import.meta.dirname, entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'silent',
+      define: { __LOOPCHART_VERSION__: '"test"' },
+      banner: {
+        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+      },
+    });
+    return outfile;
+  })();
+  built.set(entry, done);
+  return done;
+}
+
+/** The absolute path of the bundled loop CLI (`node <path> run ...`). */
+export function bundledLoopCli(): Promise<string> {
+  return bundle('loop-cli-entry.ts', 'loop-cli.mjs');
+}
+
+/** The absolute path of the bundled scripted child (`node <path> <script.json>`). */
+export function bundledScriptedChild(): Promise<string> {
+  return bundle('scripted-child-entry.ts', 'scripted-child.mjs');
+}

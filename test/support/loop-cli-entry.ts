@@ -1,0 +1,38 @@
+/**
+ * A test-only entry point for the loop commands (`run`, `status`, `check`, `demo`,
+ * `scripted-child`), bundled by cli-bundle.ts into one file that tests run as a real process. It
+ * maps errors to exit codes the way src/cli/main.ts does, without pulling in the other commands.
+ */
+
+import { checkCommand } from '../../src/cli/check.js';
+import type { CliCommand } from '../../src/cli/commands.js';
+import { demoCommand } from '../../src/cli/demo.js';
+import { runCommand } from '../../src/cli/run.js';
+import { scriptedChildCommand } from '../../src/cli/scripted-child.js';
+import { statusCommand } from '../../src/cli/status.js';
+import { InputError, LoopchartError } from '../../src/common/errors.js';
+
+const commands: readonly CliCommand[] = [
+  runCommand,
+  statusCommand,
+  checkCommand,
+  demoCommand,
+  scriptedChildCommand,
+];
+const [name, ...rest] = process.argv.slice(2);
+const command = commands.find((c) => c.name === name);
+const io = { stdout: process.stdout, stderr: process.stderr };
+if (command === undefined) {
+  process.stderr.write(`loopchart: unknown command "${name ?? ''}"\n`);
+  process.exitCode = 2;
+} else {
+  command.run(rest, io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`loopchart: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = error instanceof InputError ? 2 : error instanceof LoopchartError ? 1 : 1;
+    },
+  );
+}

@@ -13,7 +13,7 @@ import type { PathStrategy, PathSuite } from '../graph/path-suite-schema.js';
 import { stateValueLabel } from '../graph/state-value-label.js';
 import { type NamedMachine, registeredMachine, registeredMachines } from '../viz/load-machine.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand } from './commands.js';
+import type { CliCommand, CliIo } from './commands.js';
 import { reportCommandFailure } from './viz.js';
 
 const STRATEGIES: readonly PathStrategy[] = ['transition-cover', 'shortest'];
@@ -85,68 +85,72 @@ function parseStrategy(value: string | undefined): PathStrategy {
   return value as PathStrategy;
 }
 
+async function runPaths(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    'paths',
+    args,
+    { strategy: { type: 'string' }, out: { type: 'string' } },
+    true,
+  );
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  const json = values.json === true;
+  const strategy = parseStrategy(values.strategy as string | undefined);
+  if (positionals.length > 1)
+    throw new UsageError(`paths: name at most one machine, got ${positionals.length}`);
+  const out = values.out === undefined ? undefined : resolve(values.out as string);
+  const name = positionals[0];
+
+  if (name === undefined) {
+    if (out !== undefined) throw new UsageError('paths: --out needs a machine name');
+    const summaries: Record<string, PathSuite['summary']> = {};
+    for (const target of registeredMachines()) {
+      if (!Object.hasOwn(models, target.name)) {
+        io.stderr.write(`loopchart: warning: machine "${target.name}" has no model; skipped\n`);
+        continue;
+      }
+      const suite = suiteOf(target, strategy);
+      summaries[target.name] = suite.summary;
+      if (!json) io.stdout.write(`${formatSuiteSummary(target.name, suite)}\n`);
+    }
+    if (json)
+      io.stdout.write(
+        `${JSON.stringify({ command: 'paths', status: 'finished', exitCode: 0, strategy, machines: summaries }, null, 2)}\n`,
+      );
+    return 0;
+  }
+
+  const target = registeredMachine(name);
+  const suite = suiteOf(target, strategy);
+  const text = `${JSON.stringify(suite, null, 2)}\n`;
+  if (out !== undefined) {
+    await mkdir(dirname(out), { recursive: true });
+    await writeFile(out, text);
+  }
+  if (json && out === undefined) io.stdout.write(text);
+  else if (json)
+    io.stdout.write(
+      `${JSON.stringify({ command: 'paths', status: 'finished', exitCode: 0, machine: name, out, summary: suite.summary }, null, 2)}\n`,
+    );
+  else {
+    io.stdout.write(`${formatSuiteSummary(name, suite)}\n`);
+    for (const line of formatPathLines(suite)) io.stdout.write(`${line}\n`);
+    if (out !== undefined) io.stdout.write(`wrote ${out}\n`);
+  }
+  return 0;
+}
+
 /** The `paths` command. */
 export const pathsCommand: CliCommand = {
   name: 'paths',
   summary: "export a machine's model-based path suite as JSON (what a test generator consumes)",
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(
-      'paths',
-      args,
-      { strategy: { type: 'string' }, out: { type: 'string' } },
-      true,
-    );
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
-    const json = values.json === true;
     try {
-      const strategy = parseStrategy(values.strategy as string | undefined);
-      if (positionals.length > 1)
-        throw new UsageError(`paths: name at most one machine, got ${positionals.length}`);
-      const out = values.out === undefined ? undefined : resolve(values.out as string);
-      const name = positionals[0];
-
-      if (name === undefined) {
-        if (out !== undefined) throw new UsageError('paths: --out needs a machine name');
-        const summaries: Record<string, PathSuite['summary']> = {};
-        for (const target of registeredMachines()) {
-          if (!Object.hasOwn(models, target.name)) {
-            io.stderr.write(`loopchart: warning: machine "${target.name}" has no model; skipped\n`);
-            continue;
-          }
-          const suite = suiteOf(target, strategy);
-          summaries[target.name] = suite.summary;
-          if (!json) io.stdout.write(`${formatSuiteSummary(target.name, suite)}\n`);
-        }
-        if (json)
-          io.stdout.write(
-            `${JSON.stringify({ command: 'paths', status: 'finished', exitCode: 0, strategy, machines: summaries }, null, 2)}\n`,
-          );
-        return 0;
-      }
-
-      const target = registeredMachine(name);
-      const suite = suiteOf(target, strategy);
-      const text = `${JSON.stringify(suite, null, 2)}\n`;
-      if (out !== undefined) {
-        await mkdir(dirname(out), { recursive: true });
-        await writeFile(out, text);
-      }
-      if (json && out === undefined) io.stdout.write(text);
-      else if (json)
-        io.stdout.write(
-          `${JSON.stringify({ command: 'paths', status: 'finished', exitCode: 0, machine: name, out, summary: suite.summary }, null, 2)}\n`,
-        );
-      else {
-        io.stdout.write(`${formatSuiteSummary(name, suite)}\n`);
-        for (const line of formatPathLines(suite)) io.stdout.write(`${line}\n`);
-        if (out !== undefined) io.stdout.write(`wrote ${out}\n`);
-      }
-      return 0;
+      return await runPaths(args, io);
     } catch (error) {
-      return reportCommandFailure(io, 'paths', json, error);
+      return reportCommandFailure(io, 'paths', args.includes('--json'), error);
     }
   },
 };

@@ -102,6 +102,14 @@ export async function runView(
   io: CliIo,
   options: ViewRunOptions = {},
 ): Promise<number> {
+  try {
+    return await viewOrThrow(args, io, options);
+  } catch (error) {
+    return reportCommandFailure(io, 'view', args.includes('--json'), error);
+  }
+}
+
+async function viewOrThrow(args: readonly string[], io: CliIo, options: ViewRunOptions): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     'view',
     args,
@@ -118,72 +126,67 @@ export async function runView(
     return 0;
   }
   const json = values.json === true;
-  try {
-    if (positionals.length !== 1)
-      throw new UsageError('view: give exactly one transcript file: loopchart view <transcript.jsonl>');
-    const serve = values.serve === true;
-    if (values.port !== undefined && !serve) throw new UsageError('view: --port needs --serve');
-    const port = integerOption('view', 'port', values.port as string | undefined, 0);
-    if (port > 65535) throw new UsageError(`view: --port must be at most 65535, got "${port}"`);
-    const transcript = resolve(positionals[0] as string);
-    const machine =
-      values.machine === undefined ? undefined : await machineFromModule(values.machine as string);
-    const build = async (): Promise<TranscriptPage> =>
-      transcriptViewerPage(await readTranscript(transcript), {
-        source: basename(transcript),
-        ...(machine === undefined ? {} : { machine }),
-      });
+  if (positionals.length !== 1)
+    throw new UsageError('view: give exactly one transcript file: loopchart view <transcript.jsonl>');
+  const serve = values.serve === true;
+  if (values.port !== undefined && !serve) throw new UsageError('view: --port needs --serve');
+  const port = integerOption('view', 'port', values.port as string | undefined, 0);
+  if (port > 65535) throw new UsageError(`view: --port must be at most 65535, got "${port}"`);
+  const transcript = resolve(positionals[0] as string);
+  const machine =
+    values.machine === undefined ? undefined : await machineFromModule(values.machine as string);
+  const build = async (): Promise<TranscriptPage> =>
+    transcriptViewerPage(await readTranscript(transcript), {
+      source: basename(transcript),
+      ...(machine === undefined ? {} : { machine }),
+    });
 
-    // Built once up front so a bad transcript fails before anything is written or served.
-    const page = await build();
-    const out =
-      values.out !== undefined
-        ? resolve(values.out as string)
-        : serve
-          ? undefined
-          : defaultViewerPath(transcript);
-    if (out !== undefined) {
-      await mkdir(dirname(out), { recursive: true });
-      await writeFile(out, page.html);
-      if (!json)
-        io.stdout.write(`wrote ${out} (${page.view.steps.length} records of ${page.view.machine})\n`);
-    }
-    const result = {
-      command: 'view',
-      status: 'finished',
-      exitCode: 0,
-      transcript,
-      machine: page.view.machine,
-      records: page.view.steps.length,
-      warnings: page.view.warnings,
-      ...(out === undefined ? {} : { out }),
-    };
-    if (!serve) {
-      if (json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return 0;
-    }
-
-    const stop = stopRequested(options.signal);
-    let server: Awaited<ReturnType<typeof serveViewer>>;
-    try {
-      server = await serveViewer(async () => (await build()).html, { port });
-    } catch (error) {
-      stop.dispose();
-      throw error;
-    }
-    const line = `serving ${server.url} (Ctrl-C to stop)\n`;
-    if (json) io.stderr.write(`loopchart: ${line}`);
-    else io.stdout.write(line);
-    options.onListening?.(server.url);
-    await stop.done;
-    stop.dispose();
-    await server.close();
-    if (json) io.stdout.write(`${JSON.stringify({ ...result, url: server.url }, null, 2)}\n`);
-    else io.stdout.write('stopped\n');
-    return 0;
-  } catch (error) {
-    return reportCommandFailure(io, 'view', json, error);
+  // Built once up front so a bad transcript fails before anything is written or served.
+  const page = await build();
+  const out =
+    values.out !== undefined
+      ? resolve(values.out as string)
+      : serve
+        ? undefined
+        : defaultViewerPath(transcript);
+  if (out !== undefined) {
+    await mkdir(dirname(out), { recursive: true });
+    await writeFile(out, page.html);
+    if (!json) io.stdout.write(`wrote ${out} (${page.view.steps.length} records of ${page.view.machine})\n`);
   }
+  const result = {
+    command: 'view',
+    status: 'finished',
+    exitCode: 0,
+    transcript,
+    machine: page.view.machine,
+    records: page.view.steps.length,
+    warnings: page.view.warnings,
+    ...(out === undefined ? {} : { out }),
+  };
+  if (!serve) {
+    if (json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+
+  const stop = stopRequested(options.signal);
+  let server: Awaited<ReturnType<typeof serveViewer>>;
+  try {
+    server = await serveViewer(async () => (await build()).html, { port });
+  } catch (error) {
+    stop.dispose();
+    throw error;
+  }
+  const line = `serving ${server.url} (Ctrl-C to stop)\n`;
+  if (json) io.stderr.write(`loopchart: ${line}`);
+  else io.stdout.write(line);
+  options.onListening?.(server.url);
+  await stop.done;
+  stop.dispose();
+  await server.close();
+  if (json) io.stdout.write(`${JSON.stringify({ ...result, url: server.url }, null, 2)}\n`);
+  else io.stdout.write('stopped\n');
+  return 0;
 }
 
 /** The `view` command. */

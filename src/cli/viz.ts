@@ -103,73 +103,77 @@ interface Drawn {
   readonly path?: string;
 }
 
+async function runViz(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    'viz',
+    args,
+    {
+      format: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      coverage: { type: 'string' },
+    },
+    true,
+  );
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  const json = values.json === true;
+  const formats = parseDiagramFormats(values.format as string[] | undefined);
+  const targets = await resolveMachineArguments(positionals);
+  const out = values.out === undefined ? undefined : resolve(values.out as string);
+  const count = targets.length * formats.length;
+  if (out === undefined && !json && count > 1)
+    throw new UsageError(
+      `viz: ${count} diagrams cannot share stdout; name one machine and one format, or give --out DIR`,
+    );
+  const coveragePath = values.coverage as string | undefined;
+  const report = coveragePath === undefined ? undefined : await readCoverage(coveragePath);
+  if (report !== undefined && !formats.some(formatDrawsCoverage))
+    io.stderr.write('loopchart: warning: Mermaid diagrams cannot draw coverage; --coverage is ignored\n');
+
+  const drawn: Drawn[] = [];
+  for (const { name, machine } of targets) {
+    const overlay = report === undefined ? undefined : coverageEntryFor(report, machine, coveragePath);
+    for (const format of formats) {
+      const content = await renderDiagram(machine, format, overlay);
+      if (out === undefined) {
+        drawn.push({ machine: name, format, content });
+        continue;
+      }
+      const path = join(out, `${name}.${DIAGRAM_EXTENSIONS[format]}`);
+      await mkdir(out, { recursive: true });
+      await writeFile(path, content);
+      drawn.push({ machine: name, format, content, path });
+    }
+  }
+
+  if (json) {
+    const diagrams = drawn.map((d) =>
+      d.path === undefined
+        ? { machine: d.machine, format: d.format, content: d.content }
+        : { machine: d.machine, format: d.format, path: d.path },
+    );
+    io.stdout.write(
+      `${JSON.stringify({ command: 'viz', status: 'finished', exitCode: 0, diagrams }, null, 2)}\n`,
+    );
+  } else if (out === undefined) {
+    io.stdout.write((drawn[0] as Drawn).content);
+  } else {
+    for (const d of drawn) io.stdout.write(`wrote ${d.path}\n`);
+  }
+  return 0;
+}
+
 /** The `viz` command. */
 export const vizCommand: CliCommand = {
   name: 'viz',
   summary: 'draw machines as SVG, DOT, Mermaid or JSON (registered or from a module), with coverage',
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(
-      'viz',
-      args,
-      {
-        format: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        coverage: { type: 'string' },
-      },
-      true,
-    );
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
-    const json = values.json === true;
     try {
-      const formats = parseDiagramFormats(values.format as string[] | undefined);
-      const targets = await resolveMachineArguments(positionals);
-      const out = values.out === undefined ? undefined : resolve(values.out as string);
-      const count = targets.length * formats.length;
-      if (out === undefined && !json && count > 1)
-        throw new UsageError(
-          `viz: ${count} diagrams cannot share stdout; name one machine and one format, or give --out DIR`,
-        );
-      const coveragePath = values.coverage as string | undefined;
-      const report = coveragePath === undefined ? undefined : await readCoverage(coveragePath);
-      if (report !== undefined && !formats.some(formatDrawsCoverage))
-        io.stderr.write('loopchart: warning: Mermaid diagrams cannot draw coverage; --coverage is ignored\n');
-
-      const drawn: Drawn[] = [];
-      for (const { name, machine } of targets) {
-        const overlay = report === undefined ? undefined : coverageEntryFor(report, machine, coveragePath);
-        for (const format of formats) {
-          const content = await renderDiagram(machine, format, overlay);
-          if (out === undefined) {
-            drawn.push({ machine: name, format, content });
-            continue;
-          }
-          const path = join(out, `${name}.${DIAGRAM_EXTENSIONS[format]}`);
-          await mkdir(out, { recursive: true });
-          await writeFile(path, content);
-          drawn.push({ machine: name, format, content, path });
-        }
-      }
-
-      if (json) {
-        const diagrams = drawn.map((d) =>
-          d.path === undefined
-            ? { machine: d.machine, format: d.format, content: d.content }
-            : { machine: d.machine, format: d.format, path: d.path },
-        );
-        io.stdout.write(
-          `${JSON.stringify({ command: 'viz', status: 'finished', exitCode: 0, diagrams }, null, 2)}\n`,
-        );
-      } else if (out === undefined) {
-        io.stdout.write((drawn[0] as Drawn).content);
-      } else {
-        for (const d of drawn) io.stdout.write(`wrote ${d.path}\n`);
-      }
-      return 0;
+      return await runViz(args, io);
     } catch (error) {
-      return reportCommandFailure(io, 'viz', json, error);
+      return reportCommandFailure(io, 'viz', args.includes('--json'), error);
     }
   },
 };

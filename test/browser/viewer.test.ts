@@ -1,0 +1,176 @@
+/**
+ * The run viewer and the Mermaid diagrams in a real browser: Debian's Chromium, driven by
+ * playwright-core, with nothing installed or downloaded at run time. Without /usr/bin/chromium the
+ * suite is skipped, unless LOOPCHART_REQUIRE_BROWSER=1 (CI), where that is a failure.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyStateMachine } from 'xstate';
+import { machines } from '../../machines/index.js';
+import { runCli } from '../../src/cli/commands.js';
+import { toMermaid } from '../../src/viz/mermaid.js';
+import { writePathTranscript } from './path-transcript.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const root = join(import.meta.dirname, '..', '..');
+const available = existsSync(CHROMIUM);
+const required = process.env.LOOPCHART_REQUIRE_BROWSER === '1';
+
+if (!available && !required)
+  console.warn(
+    `browser tests skipped: ${CHROMIUM} not found (set LOOPCHART_REQUIRE_BROWSER=1 to fail instead)`,
+  );
+
+describe.runIf(!available && required)('browser', () => {
+  it(`needs Chromium at ${CHROMIUM} (LOOPCHART_REQUIRE_BROWSER=1)`, () => {
+    expect.fail(`${CHROMIUM} is missing; install Debian's chromium package`);
+  });
+});
+
+function sinks() {
+  const out = { stdout: '', stderr: '' };
+  return {
+    out,
+    io: {
+      stdout: { write: (chunk: string) => (out.stdout += chunk) },
+      stderr: { write: (chunk: string) => (out.stderr += chunk) },
+    },
+  };
+}
+
+interface RecordLine {
+  machine: string;
+  event: string;
+  state: string | Record<string, unknown>;
+  transition: { source: string; targets: string[] }[];
+}
+
+/** The leaf state ids a state value names, for machines whose states keep their default ids. */
+function leafIds(prefix: string, value: unknown): string[] {
+  if (typeof value === 'string') return [`${prefix}.${value}`];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, inner]) =>
+    leafIds(`${prefix}.${key}`, inner),
+  );
+}
+
+describe.runIf(available)('run viewer in headless Chromium', () => {
+  let dir: string;
+  let context: BrowserContext;
+  let page: Page;
+  let records: RecordLine[];
+  let html: string;
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'loopchart-viewer-'));
+    const transcript = join(dir, 'transcript.jsonl');
+    await writePathTranscript(transcript, 'loop-implementation');
+    records = (await readFile(transcript, 'utf8'))
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as RecordLine);
+    html = join(dir, 'run.html');
+    const { io, out } = sinks();
+    const code = await runCli(['view', transcript, '--out', html], io);
+    expect(code, out.stderr).toBe(0);
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1600, height: 1000 },
+    });
+    page = await context.newPage();
+    page.on('request', (request) => requests.push(request.url()));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('highlights the state and the transitions of every record, step by step', async () => {
+    expect(records.length).toBeGreaterThan(5);
+    await page.goto(pathToFileURL(html).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    const machine = records[0]?.machine as string;
+    for (const [index, record] of records.entries()) {
+      const shown = {
+        step: await page.getAttribute('body', 'data-step'),
+        position: await page.textContent('#lc-position'),
+        // Graphviz's <title> of a node is the DOT node name, i.e. the state id.
+        active: await page.locator('#lc-diagram svg g.lc-active > title').allTextContents(),
+        // An edge's <title> is `<tail>-><head>`.
+        taken: await page.locator('#lc-diagram svg g.lc-taken > title').allTextContents(),
+        details: (await page.textContent('#lc-details')) ?? '',
+      };
+      expect(shown.step).toBe(String(index));
+      expect(shown.position).toBe(`step ${index + 1} / ${records.length}`);
+      expect(shown.active.sort(), `record ${index + 1}`).toEqual(leafIds(machine, record.state).sort());
+      const edges = record.transition.flatMap((t) =>
+        (t.targets.length > 0 ? t.targets : [t.source]).map((target) => `${t.source}->${target}`),
+      );
+      expect(shown.taken.sort(), `record ${index + 1}`).toEqual([...new Set(edges)].sort());
+      expect(shown.details).toContain(record.event);
+      if (index === Math.floor(records.length / 2)) {
+        await mkdir(join(root, 'test-output'), { recursive: true });
+        await page.screenshot({ path: join(root, 'test-output', 'viewer.png') });
+      }
+      if (index < records.length - 1) await page.click('#lc-next');
+    }
+    expect(await page.isDisabled('#lc-next')).toBe(true);
+  });
+
+  it('jumps from the timeline and plays to the end', async () => {
+    const target = Math.floor(records.length / 3);
+    await page.click(`#lc-timeline-body tr[data-index="${target}"]`);
+    expect(await page.getAttribute('body', 'data-step')).toBe(String(target));
+    await page.click('#lc-first');
+    expect(await page.getAttribute('body', 'data-step')).toBe('0');
+    await page.selectOption('#lc-speed', '300');
+    await page.click('#lc-play');
+    await page.waitForSelector(`body[data-step="${records.length - 1}"]`, { timeout: 60_000 });
+    expect(await page.textContent('#lc-play')).toContain('play');
+  });
+
+  it('fetches nothing from the network', () => {
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((url) => !url.startsWith('file:'))).toEqual([]);
+  });
+
+  it("parses every registered machine's Mermaid diagram with Mermaid's own parser", async () => {
+    const mermaidPage = await context.newPage();
+    await mermaidPage.addScriptTag({ path: join(root, 'node_modules', 'mermaid', 'dist', 'mermaid.min.js') });
+    const parse = (text: string) =>
+      mermaidPage.evaluate(async (source) => {
+        const mermaid = (globalThis as unknown as { mermaid: { parse(t: string): Promise<unknown> } })
+          .mermaid;
+        try {
+          await mermaid.parse(source);
+          return 'ok';
+        } catch (error) {
+          return String(error instanceof Error ? error.message : error);
+        }
+      }, text);
+    // The check can fail: a transition without a target is not Mermaid.
+    expect(await parse('stateDiagram-v2\n  a --> : broken\n')).not.toBe('ok');
+    for (const [name, machine] of Object.entries(machines)) {
+      expect(await parse(toMermaid(machine as AnyStateMachine)), name).toBe('ok');
+    }
+    await mermaidPage.close();
+  });
+});

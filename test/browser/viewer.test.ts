@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
 import { machines } from '../../machines/index.js';
 import { runCli } from '../../src/cli/commands.js';
+import { shellQuote } from '../../src/cli/demo.js';
 import { toMermaid } from '../../src/viz/mermaid.js';
-import { writePathTranscript } from './path-transcript.js';
+import { bundledScriptedChild } from '../support/cli-bundle.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -78,8 +79,20 @@ describe.runIf(available)('run viewer in headless Chromium', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'loopchart-viewer-'));
-    const transcript = join(dir, 'transcript.jsonl');
-    await writePathTranscript(transcript, 'loop-implementation');
+    // The demo's own run: a sample repository, the scripted child, a human stop and its answer.
+    const repository = join(dir, 'demo');
+    const child = [
+      process.execPath,
+      await bundledScriptedChild(),
+      join(repository, '.loopchart', 'demo-script.json'),
+    ]
+      .map(shellQuote)
+      .join(' ');
+    const demo = sinks();
+    const demoCode = await runCli(['demo', '--dir', repository, '--child', child], demo.io);
+    expect(demoCode, demo.out.stderr).toBe(0);
+    const transcript = /^transcript: (.+)$/m.exec(demo.out.stdout)?.[1];
+    if (transcript === undefined) throw new Error(`the demo named no transcript:\n${demo.out.stdout}`);
     records = (await readFile(transcript, 'utf8'))
       .split('\n')
       .filter((line) => line.trim() !== '')

@@ -482,21 +482,20 @@ export const loopProtocolMachine = setup({
     decision: null,
   },
   initial: 'idle',
-  output: ({ context, self }) => {
-    const value = self.getSnapshot().value;
-    return {
-      status:
-        value === 'invalidContract'
+  // The output is computed before the final snapshot exists, so the status is read from the
+  // context: no complete contract means the loop never started.
+  output: ({ context }) => ({
+    status:
+      context.contract !== null
+        ? 'stopped'
+        : context.findings.length > 0
           ? 'invalid-contract'
-          : value === 'cancelledBeforeStart'
-            ? 'cancelled-before-start'
-            : 'stopped',
-      decision: context.decision,
-      findings: context.findings,
-      missing: context.missing,
-      completedCycles: context.completedCycles,
-    };
-  },
+          : 'cancelled-before-start',
+    decision: context.decision,
+    findings: context.findings,
+    missing: context.missing,
+    completedCycles: context.completedCycles,
+  }),
   states: {
     idle: {
       description: 'Waiting for the entry contract.',

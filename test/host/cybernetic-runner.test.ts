@@ -224,6 +224,24 @@ describe('loop-protocol machine, embedded', () => {
     expect(report.baseline).toMatchObject({ cycle: 0, metric: 3 });
   });
 
+  it('says why it never started: an invalid contract, or a cancel while waiting for direction', async () => {
+    const transcriptPath = () => join(mkdtempSync(join(tmpdir(), 'loopchart-loop-run-')), 'loop.jsonl');
+    const invalid = await runLoopProtocol({
+      transcriptPath: transcriptPath(),
+      start: { contract: { outcome: 'zero failing tests', iterationBudget: 0 } },
+      effects: {} as never,
+    });
+    expect(invalid.status).toBe('invalid-contract');
+    expect(invalid.output?.findings.map((f) => f.code)).toEqual(['loop-protocol.entry.field-invalid']);
+    const cancelled = await runLoopProtocol({
+      transcriptPath: transcriptPath(),
+      start: { contract: { outcome: 'zero failing tests' } },
+      direction: async () => null,
+      effects: {} as never,
+    });
+    expect(cancelled.status).toBe('cancelled-before-start');
+  });
+
   it('ends stopped for direction when the host gives none', async () => {
     const result = await runLoopProtocol({
       transcriptPath: join(mkdtempSync(join(tmpdir(), 'loopchart-loop-run-')), 'loop.jsonl'),

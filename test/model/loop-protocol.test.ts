@@ -257,6 +257,14 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
               expect(snapshot.value).toBe('stopped');
               expect(oracle.decision?.decision).toBe('stop');
             }
+            const output = snapshot.output as { status: string } | undefined;
+            expect(output?.status).toBe(
+              snapshot.value === 'invalidContract'
+                ? 'invalid-contract'
+                : snapshot.value === 'cancelledBeforeStart'
+                  ? 'cancelled-before-start'
+                  : 'stopped',
+            );
           } else if (snapshot.matches('awaitingDirection')) {
             const done = completeEntryContract(oracle.given, {});
             expect(done.kind).toBe('stop');

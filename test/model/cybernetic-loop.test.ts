@@ -149,6 +149,17 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
           const lastApply = invocations.filter((i) => i.src === 'applyCandidate').at(-1);
           if (lastApply && oracle.pending)
             expect((lastApply.input as { target: string }).target).toBe(oracle.pending.target);
+          // After a candidate's run, the next effect follows the pure decision: keep → retain,
+          // revert → revert, a stop → restore the checkpoint.
+          const event = path.steps[index]?.event.type ?? '';
+          const attempt = oracle.transcript?.attempts.at(-1);
+          if (/actor\.runChecks$/.test(event) && attempt && oracle.transcript?.baseline !== undefined) {
+            const verdict = oracle.transcript.verdict.kind;
+            const next = invocations.at(-1)?.src;
+            if (verdict === 'continue')
+              expect(next).toBe(attempt.decision.decision === 'keep' ? 'retainCandidate' : 'revertCandidate');
+            else if (verdict === 'stop') expect(next).toBe('restoreCheckpoint');
+          }
           if (snapshot.status === 'done') {
             if (oracle.record) expect(snapshot.value).toBe(FINAL_STATE[oracle.record.status]);
             else {

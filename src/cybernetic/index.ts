@@ -18,3 +18,11 @@ export * from './run-transcript.js';
 export * from './scope.js';
 export * from './stop-class.js';
 export * from './terminal-record.js';
+export { reviveRunContract } from './revive-contract.js';
+export { failingInRetained, selectCandidateTarget } from './select-target.js';
+export {
+  isShellCheckCommand,
+  SHELL_CHECK_PREFIX,
+  SHELL_NOT_EXECUTED_EXIT_CODES,
+  shellCheckCommand,
+} from './shell-check.js';

@@ -16,3 +16,4 @@ export * from './stop-rules.js';
 export * from './time-or-cost-budget.js';
 export * from './transcript.js';
 export * from './transcript-record.js';
+export * from './cycle-record.js';

@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
 import { createMachine } from 'xstate';
@@ -168,5 +169,61 @@ describe('loopchart paths', () => {
       const machine = createMachine({ id: 'bare', initial: 'a', states: { a: {} } });
       expect(() => suiteOf({ name: 'bare', machine, source: 'test' }, 'shortest')).toThrow(MissingModelError);
     });
+  });
+});
+
+describe('docs/path-suites.md worked example', () => {
+  /** The code blocks the page marks with `<!-- file: name -->`, by file name. */
+  async function documentedFiles(): Promise<Map<string, string>> {
+    const page = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'path-suites.md'), 'utf8');
+    const files = new Map<string, string>();
+    for (const match of page.matchAll(/<!-- file: ([\w.-]+) -->\n```js\n([\s\S]*?)```/g))
+      files.set(match[1] as string, match[2] as string);
+    return files;
+  }
+
+  async function runExample(strategy: 'transition-cover' | 'shortest', tamper = false) {
+    const example = await mkdtemp(join(dir, 'example-'));
+    for (const [name, code] of await documentedFiles()) await writeFile(join(example, name), code);
+    const suiteFile = join(example, 'crank-suite.json');
+    const exported = await paths('crank', '--strategy', strategy, '--out', suiteFile);
+    expect(exported.code).toBe(0);
+    const suite = pathSuiteSchema.parse(JSON.parse(await readFile(suiteFile, 'utf8')));
+    if (tamper) {
+      // The statechart starts lexer once parser returns; claim it does not.
+      const step = suite.paths
+        .flatMap((p) => p.steps)
+        .find((s) => s.event.type === 'xstate.done.actor.lane.parser');
+      if (step === undefined) throw new Error('no step where parser returns');
+      const after = JSON.parse(JSON.stringify(step.stateAfter)) as typeof step.stateAfter;
+      (after.projection as { started: string[] }).started = ['parser', 'docs'];
+      step.stateAfter = after;
+      await writeFile(suiteFile, JSON.stringify(suite));
+    }
+    const run = await execa(process.execPath, ['--test', '--test-reporter=tap', 'wave-runner.test.mjs'], {
+      cwd: example,
+      reject: false,
+    });
+    return { run, suite };
+  }
+
+  it('marks both files of the example', async () => {
+    expect([...(await documentedFiles()).keys()]).toEqual(['wave-runner.mjs', 'wave-runner.test.mjs']);
+  });
+
+  it.each(['transition-cover', 'shortest'] as const)(
+    'passes every path of the exported %s suite with node --test',
+    async (strategy) => {
+      const { run, suite } = await runExample(strategy);
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain(`# pass ${suite.paths.length}\n`);
+      expect(run.stdout).toContain('# fail 0\n');
+    },
+  );
+
+  it('fails, naming the step, when the implementation and the suite disagree', async () => {
+    const { run } = await runExample('transition-cover', true);
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stdout).toMatch(/after step \d+: xstate\.done\.actor\.lane\.parser/);
   });
 });

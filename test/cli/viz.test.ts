@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
 import { machines } from '../../machines/index.js';
 import { runCli } from '../../src/cli/commands.js';
+import { machineDiagrams } from '../../src/cli/generate.js';
 import { transitionCoverage } from '../../src/graph/coverage.js';
 import { coverageReportJson } from '../../src/graph/coverage-report.js';
 import { enumerateStates } from '../../src/graph/states.js';
@@ -250,5 +251,22 @@ describe('loopchart viz', () => {
         error: { code: 'viz.machine.unknown' },
       });
     });
+  });
+});
+
+describe('docs/machines.md', () => {
+  it('shows the generated SVG of every registered machine under its own heading', async () => {
+    const page = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'machines.md'), 'utf8');
+    const headings = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    expect(headings).toEqual(registered.map(([name]) => name));
+    for (const [name, machine] of registered) {
+      const section = page.split(`## ${name}\n`)[1]?.split('\n## ')[0] ?? '';
+      const image = /!\[[^\]]+\]\(\.\.\/(visualizations\/[^)]+)\)/.exec(section)?.[1];
+      // The link points at the file `loopchart generate` writes for this machine.
+      const generated = (await machineDiagrams(name, machine)).map((file) => file.path);
+      expect(generated, name).toContain(image);
+      expect(image).toBe(`visualizations/${name}.svg`);
+      expect(section.replace(/!\[[^\]]*\]\([^)]*\)/, '').trim().length, name).toBeGreaterThan(100);
+    }
   });
 });

@@ -134,7 +134,7 @@ export function createTranscriptRecorder(options: TranscriptOptions): Transcript
       ...(fields.closing === undefined ? {} : { closing: fields.closing }),
       ...(fields.data === undefined ? {} : { data: fields.data }),
     };
-    appendFileSync(options.path, `${serializeTranscriptRecord(record)}\n`);
+    appendFileSync(options.path, serializeTranscriptRecord(record));
     count++;
   };
   return { inspect, written: () => count };

@@ -44,6 +44,8 @@ describe('transcript recorder', () => {
   it('writes one schema-valid record per processed event, with the always transitions it caused', () => {
     const { text, written } = record(['bump', 'bump']);
     const records = parseTranscript(text).records;
+    // One line per record, no blank lines: line numbers in errors are record numbers.
+    expect(text.split('\n')).toHaveLength(records.length + 1);
     // the initial snapshot (xstate.init) plus two bumps
     expect(records.map((r) => r.event)).toEqual(['xstate.init', 'bump', 'bump']);
     expect(written).toBe(3);

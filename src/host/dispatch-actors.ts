@@ -8,6 +8,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromPromise } from 'xstate';
 import type { ChildReport, DispatchRecovery, GateRun } from '../../machines/loop-implementation.js';
+import { snapshotChanges } from '../effects/change-snapshot.js';
 import { runChildCommand } from '../effects/child-process.js';
 import { findProcessesWithEnvironment } from '../effects/environment-marker.js';
 import { makeTempDir, readFileIfExists, writeFileAtomic } from '../effects/files.js';
@@ -95,6 +96,7 @@ export function reserveDispatchActor(session: HostSession) {
       result: null,
       groupExited: false,
       launchUncertain: false,
+      childWrites: null,
       boundary: null,
       retainedRecords: [],
       resetBegun: false,
@@ -172,11 +174,14 @@ export function dispatchChildActor(session: HostSession) {
       await terminateGroup(run.pid, { graceMs: session.options.killGraceMs });
     const groupExited = run.pid === null || hasGroupExited(run.pid) === true;
     const report = reportOfRun(run, await readFileIfExists(record.returnFile), session.options.timeoutMs);
+    const snapshot = await snapshotChanges(session.git);
+    const childWrites = { head: snapshot.head, changes: [...snapshot.changes] };
     await updateDispatchRecord(session.files, plan.iteration, (r) => ({
       ...r,
       finished: true,
       result: report,
       groupExited,
+      childWrites,
     }));
     completedSideEffect(session, 'dispatchChild');
     return report;
@@ -281,10 +286,13 @@ export function recoverDispatchActor(session: HostSession) {
     } else {
       report = { returned: returnedStatus(await readFileIfExists(record.returnFile)) };
     }
+    const snapshot = await snapshotChanges(session.git);
+    const childWrites = { head: snapshot.head, changes: [...snapshot.changes] };
     await updateDispatchRecord(session.files, plan.iteration, (r) => ({
       ...r,
       finished: true,
       result: report,
+      childWrites,
       launchUncertain: uncertain,
       groupExited: pid === null ? false : hasGroupExited(pid) === true,
     }));

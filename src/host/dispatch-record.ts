@@ -68,6 +68,16 @@ export const dispatchRecordSchema = z.object({
   groupExited: z.boolean(),
   /** True when the launch could not be proven either way (a crash between intent and record). */
   launchUncertain: z.boolean(),
+  /**
+   * Write provenance: the worktree's changes (HEAD, changed paths, content digests) as the host saw
+   * them when the child ended. Anything different later was not written by the child.
+   */
+  childWrites: z
+    .object({
+      head: z.string(),
+      changes: z.array(z.object({ xy: z.string(), path: z.string(), digest: z.string() })),
+    })
+    .nullable(),
   /** The boundary the host first observed after the return. */
   boundary: boundarySchema.nullable(),
   /** Action records retained for the repair body (jobs file, child bodies, child ledger edits). */

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { fromPromise } from 'xstate';
+import { sameChanges, snapshotChanges } from '../effects/change-snapshot.js';
 import { findProcessesWithEnvironment } from '../effects/environment-marker.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
 import { cleanupJobs, jobsFilePath, parseJobsFile } from '../effects/jobs.js';
@@ -67,6 +68,12 @@ export function checkProvenanceActor(session: HostSession) {
       return { owned: false, what: `job ${record.pid} still running` };
     const head = await git.revParseHead();
     if (!(await git.isAncestor(record.headBefore, head))) return { owned: false, what: OWNERSHIP_UNPROVEN };
+    // Write provenance: the changes on disk must still be exactly those the child left.
+    if (
+      !record.resetBegun &&
+      (record.childWrites === null || !sameChanges(record.childWrites, await snapshotChanges(git)))
+    )
+      return { owned: false, what: OWNERSHIP_UNPROVEN };
 
     const retained = recordsFromLines(record.retainedRecords);
     if (!record.resetBegun) {

@@ -17,6 +17,7 @@ import {
 } from '../../machines/loop-implementation.js';
 import { InputError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
+import { effectiveAllowance } from '../gauntlet/allowance.js';
 import {
   type HumanChoice,
   type HumanReplyRejection,
@@ -434,7 +435,7 @@ function progressLine(context: LoopContext, label: string, elapsedMs: number): s
   const ledger = plan.saved;
   if (typeof plan.target === 'number') {
     const row = ledger.rows.find((r) => r.row === plan.target);
-    const of = ledger.allowance;
+    const of = effectiveAllowance(ledger, plan.target);
     return `row ${plan.target}: attempt ${(row?.attempts ?? 0) + 1} of ${of}, iteration ${plan.iteration}, ${elapsed}`;
   }
   return `${plan.target}: iteration ${plan.iteration}, ${elapsed}`;

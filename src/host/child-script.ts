@@ -111,7 +111,7 @@ export const behaviourSchema = z.discriminatedUnion('do', [
 /** One dispatch's behaviour. */
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
-const targetKey = z.string().regex(/^(seed|verify|[1-9]\d*)$/, 'a target is seed, verify or a row number');
+const TARGET_KEY = /^(seed|verify|[1-9]\d*)$/;
 
 /** Schema of a scripted child's script file. */
 export const scriptSchema = z
@@ -123,7 +123,15 @@ export const scriptSchema = z
      * `loop: repair seed` commits for the seed, of `loop: repair verification` commits for verify.
      * The last entry repeats.
      */
-    targets: z.record(targetKey, z.array(behaviourSchema).min(1)),
+    targets: z.record(z.string(), z.array(behaviourSchema).min(1)).superRefine((targets, context) => {
+      for (const key of Object.keys(targets))
+        if (!TARGET_KEY.test(key))
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `"${key}" is not a target: use seed, verify or a row number`,
+          });
+    }),
   })
   .describe('loopchart scripted child script');
 
@@ -145,12 +153,17 @@ export function parseChildScript(text: string, path = 'script'): ChildScript {
     throw new InputError('script.invalid', `${path} is not JSON: ${(error as Error).message}`);
   }
   const parsed = scriptSchema.safeParse(value);
-  if (!parsed.success)
-    throw new InputError(
-      'script.invalid',
-      `${path} is not a valid child script:\n${parsed.error.issues
-        .map((issue) => `${issue.path.length === 0 ? '(root)' : issue.path.join('.')}: ${issue.message}`)
-        .join('\n')}`,
-    );
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.length === 0 ? '(root)' : issue.path.join('.')}: ${issue.message}`,
+  );
+  // Refinements do not run while a behaviour is malformed: name bad target keys in any case.
+  const targets = (value as { targets?: unknown } | null)?.targets;
+  if (targets !== null && typeof targets === 'object')
+    for (const key of Object.keys(targets))
+      if (!TARGET_KEY.test(key)) {
+        const problem = `targets.${key}: "${key}" is not a target: use seed, verify or a row number`;
+        if (!problems.includes(problem)) problems.push(problem);
+      }
+  throw new InputError('script.invalid', `${path} is not a valid child script:\n${problems.join('\n')}`);
 }

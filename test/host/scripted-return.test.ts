@@ -1,0 +1,161 @@
+/**
+ * The scripted child's commits, judged by the loop's own validation: every valid behaviour is
+ * admitted, every named violation is exactly one validation miss.
+ */
+import { describe, expect, it } from 'vitest';
+import { childTask, type DispatchPlan, planDispatch } from '../../src/gauntlet/dispatch.js';
+import type { Ledger } from '../../src/gauntlet/types.js';
+import { validateReturn } from '../../src/gauntlet/validate.js';
+import { type Behaviour, CONTRACT_VIOLATIONS } from '../../src/host/child-script.js';
+import { scriptedCommit } from '../../src/host/scripted-return.js';
+
+const HEAD = 'a'.repeat(40);
+const BASE = 'b'.repeat(40);
+
+function ledger(rows: Ledger['rows'], decisions: string[] = []): Ledger {
+  return {
+    discriminant: '# Loop ledger',
+    spec: 'docs/specs/feature.md',
+    base: BASE,
+    verification: 'npm test',
+    checks: 'commands',
+    iterations: 3,
+    allowance: 4,
+    pending: null,
+    rows,
+    decisions,
+  };
+}
+
+const afterSeed = ledger(
+  [
+    { row: 1, status: 'failed', attempts: 1, evidence: 'check; 1 failing' },
+    { row: 2, status: 'open', attempts: 0, evidence: 'check; not yet' },
+    { row: 3, status: 'cut', attempts: 0, evidence: 'deviates: not needed' },
+  ],
+  [
+    'row 0 done | seeded 2 rows, closed 0 on baseline | row 1',
+    'row 1 failed | attempt 1 failed: 1 failing | retry',
+  ],
+);
+const beforeSeed = ledger([
+  { row: 1, status: 'open', attempts: 0, evidence: '' },
+  { row: 2, status: 'open', attempts: 0, evidence: '' },
+  { row: 3, status: 'cut', attempts: 0, evidence: 'deviates: not needed' },
+]);
+
+function judge(plan: DispatchPlan, behaviour: Behaviour) {
+  const task = childTask(plan, {
+    worktree: '/w',
+    ledger: 'docs/plans/feature.md',
+    spec: 'docs/specs/feature.md',
+    returnFile: '/r',
+    jobsFile: '/j',
+  });
+  const commit = scriptedCommit(plan.reserved, task, behaviour as Parameters<typeof scriptedCommit>[2]);
+  return validateReturn({
+    target: plan.target as number | 'seed',
+    iteration: plan.iteration,
+    pending: plan.pending,
+    saved: plan.saved,
+    boundary: { returned: 'DONE', porcelain: '', commitCount: 1 },
+    commit: { subject: commit.subject, body: commit.body },
+    headLedger: commit.ledger ?? plan.reserved,
+  });
+}
+
+const rowPlan = planDispatch({ ledger: afterSeed, target: 1, head: HEAD });
+const seedPlan = planDispatch({ ledger: beforeSeed, target: 'seed', head: HEAD });
+
+describe('scripted commits are valid by construction', () => {
+  it('admits a seed that gives evidence and closes a row on the baseline', () => {
+    const outcome = judge(seedPlan, {
+      do: 'seed',
+      evidence: { '1': 'check; passes', '2': 'check; 1 failing' },
+      closeOnBaseline: [1],
+    });
+    expect(outcome.kind).toBe('admitted');
+    if (outcome.kind === 'admitted')
+      expect(outcome.decision).toBe('row 0 done | seeded 2 rows, closed 1 on baseline | row 2');
+  });
+
+  it('admits a done target with a done extra, and a failed target', () => {
+    const done = judge(rowPlan, {
+      do: 'done',
+      evidence: 'check; 2 passed',
+      extras: [{ row: 2, evidence: 'check; passes' }],
+    });
+    expect(done.kind).toBe('admitted');
+    if (done.kind === 'admitted')
+      expect(done.changedRows.map((c) => [c.row, c.after.status])).toEqual([
+        [1, 'done'],
+        [2, 'done'],
+      ]);
+    const failed = judge(rowPlan, { do: 'failed', evidence: 'check; unreachable: prod DNS - runbook' });
+    expect(failed.kind).toBe('admitted');
+    if (failed.kind === 'admitted') expect(failed.routeUnreachable).toBe(true);
+  });
+
+  it('repeats carried action records in the decision so that none is dropped', () => {
+    const carrying = planDispatch({
+      ledger: {
+        ...afterSeed,
+        rows: afterSeed.rows.map((r) =>
+          r.row === 1 ? { ...r, evidence: 'check; ran capture (1 of 1)' } : r,
+        ),
+      },
+      target: 1,
+      head: HEAD,
+    });
+    const task = childTask(
+      carrying,
+      { worktree: '/w', ledger: 'l', spec: 's', returnFile: '/r', jobsFile: '/j' },
+      { actionRecords: [{ kind: 'ran', action: 'capture', k: 1, bound: 1, text: 'ran capture (1 of 1)' }] },
+    );
+    const commit = scriptedCommit(carrying.reserved, task, {
+      do: 'failed',
+      evidence: 'check; still failing',
+    });
+    const outcome = validateReturn({
+      target: 1,
+      iteration: carrying.iteration,
+      pending: carrying.pending,
+      saved: carrying.saved,
+      boundary: { returned: 'DONE', porcelain: '', commitCount: 1 },
+      commit,
+      headLedger: commit.ledger as Ledger,
+    });
+    expect(outcome.kind).toBe('admitted');
+  });
+
+  it('makes every named violation exactly one validation miss', () => {
+    const codes = Object.fromEntries(
+      CONTRACT_VIOLATIONS.filter((v) => v !== 'seed-miscount').map((violation) => {
+        const outcome = judge(rowPlan, { do: 'miss', violation });
+        return [violation, outcome.kind === 'miss' ? outcome.code : outcome.kind];
+      }),
+    );
+    expect(codes).toEqual({
+      'header-change': 'miss.header',
+      'malformed-decision': 'miss.decision-malformed',
+      'four-result-lines': 'miss.evidence',
+      'keep-pending': 'miss.tuple-retained',
+      'no-attempt': 'miss.target',
+      'failed-extra': 'miss.extra',
+      'missing-decision': 'miss.decision-missing',
+      'wrong-subject': 'miss.subject',
+      'removed-decision': 'miss.decisions',
+    });
+    const seed = judge(seedPlan, { do: 'miss', violation: 'seed-miscount' });
+    expect(seed.kind === 'miss' ? seed.code : seed.kind).toBe('miss.seed-decision');
+  });
+
+  it('misattributes a commit on request, which the loop cannot attribute to the dispatch', () => {
+    expect(judge(rowPlan, { do: 'done', evidence: 'check; ok', attribution: 'wrong-iteration' }).kind).toBe(
+      'unattributed',
+    );
+    expect(judge(rowPlan, { do: 'done', evidence: 'check; ok', attribution: 'missing' }).kind).toBe(
+      'unattributed',
+    );
+  });
+});

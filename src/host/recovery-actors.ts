@@ -66,13 +66,11 @@ export function checkProvenanceActor(session: HostSession) {
     if (record.launchUncertain) return { owned: false, what: 'background launch history unavailable' };
     if (record.pid !== null && hasGroupExited(record.pid) !== true)
       return { owned: false, what: `job ${record.pid} still running` };
-    const head = await git.revParseHead();
-    if (!(await git.isAncestor(record.headBefore, head))) return { owned: false, what: OWNERSHIP_UNPROVEN };
+    const now = await snapshotChanges(git);
+    if (!(await git.isAncestor(record.headBefore, now.head)))
+      return { owned: false, what: OWNERSHIP_UNPROVEN };
     // Write provenance: the changes on disk must still be exactly those the child left.
-    if (
-      !record.resetBegun &&
-      (record.childWrites === null || !sameChanges(record.childWrites, await snapshotChanges(git)))
-    )
+    if (!record.resetBegun && (record.childWrites === null || !sameChanges(record.childWrites, now)))
       return { owned: false, what: OWNERSHIP_UNPROVEN };
 
     const retained = recordsFromLines(record.retainedRecords);

@@ -135,6 +135,8 @@ export interface RunResult {
   readonly notices: readonly string[];
   /** Side effects the run completed. */
   readonly sideEffects: number;
+  /** Git processes the run's git port spawned (benchmarks report them per iteration). */
+  readonly gitProcesses: number;
 }
 
 /** A runner for one worktree. */
@@ -275,6 +277,7 @@ async function drive(options: RunnerOptions, run: ResolvedRun, session: HostSess
           findings: [],
           ledger: status.ledger,
           sideEffects: 0,
+          gitProcesses: session.git.processCount,
         };
     }
   }
@@ -327,13 +330,20 @@ async function drive(options: RunnerOptions, run: ResolvedRun, session: HostSess
           findings: [],
           ledger: await diskLedger(),
           sideEffects: session.sideEffects,
+          gitProcesses: session.git.processCount,
           ...(answered === undefined ? {} : { answered }),
         };
       }
       const context = snapshot.context as LoopContext;
       const state = stateLabel(snapshot.value);
       if (snapshot.status !== 'active') {
-        const common = { ...base, state, ledger: await diskLedger(), sideEffects: session.sideEffects };
+        const common = {
+          ...base,
+          state,
+          ledger: await diskLedger(),
+          sideEffects: session.sideEffects,
+          gitProcesses: session.git.processCount,
+        };
         const extra = answered === undefined ? {} : { answered };
         if (state === 'finished')
           return { ...common, ...extra, status: 'finished', exitCode: 0, findings: [] };
@@ -394,6 +404,7 @@ async function drive(options: RunnerOptions, run: ResolvedRun, session: HostSess
         stopText,
         ledger: await diskLedger(),
         sideEffects: session.sideEffects,
+        gitProcesses: session.git.processCount,
       };
       if (choice === null && rejection !== null)
         return {

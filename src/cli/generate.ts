@@ -19,6 +19,7 @@ import { convergenceSchemas } from '../convergence/schemas.js';
 import { loopEngineSchemas } from '../gauntlet/schemas.js';
 import type { TransitionCoverage } from '../graph/coverage.js';
 import { coverageReportJson } from '../graph/coverage-report.js';
+import { coverageReportSchema } from '../graph/coverage-report-schema.js';
 import { models } from '../graph/models/index.js';
 import { generatePathSuite } from '../graph/path-suite.js';
 import { pathSuiteSchema } from '../graph/path-suite-schema.js';
@@ -43,6 +44,7 @@ export function publishedSchemas(): Record<string, z.ZodType> {
     ...convergenceSchemas,
     ...loopProtocolSchemas,
     'path-suite': pathSuiteSchema,
+    'coverage-report': coverageReportSchema,
   };
 }
 

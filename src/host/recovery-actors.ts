@@ -42,6 +42,36 @@ function ledgerRecords(ledger: Ledger | null): ActionRecord[] {
 const canonical = (record: ActionRecord) => formatActionRecord(record);
 
 /**
+ * The action records a dispatch left (§3.19 rule 1), kept in its record before anything is reset
+ * or discarded: records retained earlier, the jobs file's record lines, the bodies of this
+ * dispatch's attributed commits, and records the child added to the ledger on disk.
+ */
+async function retainRecords(
+  session: HostSession,
+  plan: DispatchPlan,
+  record: DispatchRecord,
+): Promise<ActionRecord[]> {
+  const retained = recordsFromLines(record.retainedRecords);
+  const jobsText = await readFileIfExists(record.jobsFile);
+  if (jobsText !== null) retained.push(...recordsFromLines(parseJobsFile(jobsText).actionRecordLines));
+  if (!record.resetBegun) {
+    for (const commit of await session.git.logSince(record.headBefore))
+      if (attributionMatches(commit.body, plan.pending, plan.iteration + 1))
+        retained.push(...extractActionRecords(commit.body.split('\n').slice(2).join('\n')));
+    const disk = await readWorktreeFile(session.options.worktree, record.ledgerPath);
+    const before = new Set(ledgerRecords(plan.saved).map(canonical));
+    const onDisk = disk === null ? null : parseLedger(disk).ledger;
+    retained.push(...ledgerRecords(onDisk).filter((r) => !before.has(canonical(r))));
+  }
+  const records = distinctActionRecords(retained);
+  await updateDispatchRecord(session.files, plan.iteration, (r) => ({
+    ...r,
+    retainedRecords: records.map(canonical),
+  }));
+  return records;
+}
+
+/**
  * `checkProvenance` (§3.14 step 1): the checkout changes belong to this dispatch alone when its
  * durable record exists for exactly this tuple, the checkout was clean when it was reserved, the
  * child's process group was seen to exit, the launch is known, every run since the reservation
@@ -73,23 +103,7 @@ export function checkProvenanceActor(session: HostSession) {
     if (!record.resetBegun && (record.childWrites === null || !sameChanges(record.childWrites, now)))
       return { owned: false, what: OWNERSHIP_UNPROVEN };
 
-    const retained = recordsFromLines(record.retainedRecords);
-    if (!record.resetBegun) {
-      const jobsText = await readFileIfExists(record.jobsFile);
-      if (jobsText !== null) retained.push(...recordsFromLines(parseJobsFile(jobsText).actionRecordLines));
-      for (const commit of await git.logSince(record.headBefore))
-        if (attributionMatches(commit.body, plan.pending, plan.iteration + 1))
-          retained.push(...extractActionRecords(commit.body.split('\n').slice(2).join('\n')));
-      const disk = await readWorktreeFile(session.options.worktree, record.ledgerPath);
-      const before = new Set(ledgerRecords(plan.saved).map(canonical));
-      const onDisk = disk === null ? null : parseLedger(disk).ledger;
-      retained.push(...ledgerRecords(onDisk).filter((r) => !before.has(canonical(r))));
-    }
-    const records = distinctActionRecords(retained);
-    await updateDispatchRecord(session.files, plan.iteration, (r) => ({
-      ...r,
-      retainedRecords: records.map(canonical),
-    }));
+    const records = await retainRecords(session, plan, record);
     completedSideEffect(session, 'checkProvenance');
     return { owned: true, actionRecords: records };
   });
@@ -125,15 +139,11 @@ export function cleanupJobsActor(session: HostSession) {
       outcome.problems[0] ??
       (unrecorded[0] !== undefined ? `unrecorded job ${unrecorded[0]} still running` : null) ??
       null;
-    const actionRecords = recordsFromLines(outcome.actionRecordLines);
-    if (record !== null)
-      await updateDispatchRecord(session.files, plan.iteration, (r) => ({
-        ...r,
-        retainedRecords: distinctActionRecords([
-          ...recordsFromLines(r.retainedRecords),
-          ...actionRecords,
-        ]).map(canonical),
-      }));
+    // The discard path reaches cleanup without the provenance step: retain the records here too.
+    const actionRecords =
+      record === null
+        ? recordsFromLines(outcome.actionRecordLines)
+        : await retainRecords(session, plan, record);
     completedSideEffect(session, 'cleanupJobs');
     return { terminated: outcome.terminated, problem, actionRecords };
   });

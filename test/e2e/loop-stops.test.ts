@@ -188,6 +188,43 @@ describe('stops for a human', () => {
     expect(r.ledger()).toContain('pending: seed | home | ');
   });
 
+  it('stops at recovery incomplete for a commit it cannot attribute, and repairs the attempt once discard is authorized', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [seedBoth],
+          '1': [
+            {
+              do: 'done',
+              evidence: 'check one; passes',
+              attribution: 'wrong-iteration',
+              files: { 'src/one.txt': 'x\n' },
+            },
+            { do: 'done', evidence: 'check one; passes' },
+          ],
+        },
+      },
+    });
+    const args = await r.runArgs('--allowance', '3');
+    const stop = await cli('run', args);
+    expect(stop.code).toBe(3);
+    expect(stop.stdout.split('\n')[1]).toBe(
+      'Stopped: iteration 1 recovery incomplete - ambiguous attribution',
+    );
+    expect(stop.stdout).toContain('1 - Discard');
+    expect(r.subjects().at(-1)).toBe('loop: row 1 done');
+    const discarded = await cli('run', [...args, '--answer', 'discard']);
+    expect(discarded.code).toBe(0);
+    expect(r.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: repair row 1',
+      'loop: row 1 done',
+    ]);
+    expect(r.git('log', '--format=%b', '-1', 'HEAD~1')).toContain('interrupted: ambiguous attribution');
+  });
+
   it('stops at a dirty tree found on resume and keeps the edit when the human stops', async () => {
     const r = repo({
       script: {

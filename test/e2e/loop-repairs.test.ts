@@ -171,6 +171,39 @@ describe('repairs', () => {
   });
 });
 
+describe('an interrupted verification repair', () => {
+  it('recovers the checkout, records an empty marker with the reason, and repairs again', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [
+            { do: 'seed', evidence: { '1': 'one; passes', '2': 'two; passes' }, closeOnBaseline: [1, 2] },
+          ],
+          verify: [{ do: 'nothing' }, { do: 'verify-fix', files: { 'fixed.txt': 'fixed\n' } }],
+        },
+      },
+    });
+    const out = await cli(
+      'run',
+      await r.runArgs('--allowance', '2', '--impl-model', 'test/model', '--gate', 'test -f fixed.txt'),
+    );
+    expect(out.code).toBe(0);
+    expect(r.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: repair verification',
+      'loop: verification fix',
+      'loop: repair verification',
+    ]);
+    const [empty] = bodiesOf(r, 'loop: repair verification');
+    expect(empty).toMatch(/^pending: verify \| home \| [0-9a-f]{40}\niteration: 2\ninterrupted: 0 commits$/);
+    // The empty marker changes only the ledger (the tuple goes, the consumed iteration stays).
+    expect(r.git('show', '--name-only', '--format=', 'HEAD~2').trim()).toBe(r.ledgerPath);
+    expect(r.ledger()).toContain('iterations: 3');
+  });
+});
+
 describe('interrupted reasons', () => {
   it('names each interrupted reason in the repair: dispatch error, silence, non-DONE, dirty tree, 0 and 2 commits', async () => {
     const r = repo({

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEMO_ANSWER, DEMO_SETTINGS, DEMO_VERIFICATION, prepareDemoRepository } from '../host/demo.js';
-import type { RunnerOptions } from '../host/runner.js';
+import type { LoopRunnerOptions } from '../host/runner.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './commands.js';
 import { executeRun, runResultJson } from './run.js';
@@ -95,7 +95,7 @@ export const demoCommand: CliCommand = {
     const demo = prepareDemoRepository(dir);
     const child = values.child ?? scriptedChildCommand(demo.scriptPath);
     const transcript = join(dir, '.git', 'loopchart', 'transcript.jsonl');
-    const options: RunnerOptions = {
+    const options: LoopRunnerOptions = {
       worktree: dir,
       spec: demo.specPath,
       ledger: demo.ledgerPath,

@@ -7,7 +7,7 @@ import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import type { HumanReplyRejection } from '../gauntlet/human-stop.js';
 import { crashHookFromEnvironment } from '../host/crash-hook.js';
-import { createRunner, type RunnerOptions, type RunResult } from '../host/runner.js';
+import { createRunner, type LoopRunnerOptions, type LoopRunResult } from '../host/runner.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './commands.js';
 
@@ -56,7 +56,7 @@ Exit codes: 0 finished, 3 stopped for a human, 2 invalid input, 1 internal error
 export function runOptionsFromArgs(
   args: readonly string[],
   env = process.env,
-): RunnerOptions & { json: boolean; help: boolean } {
+): LoopRunnerOptions & { json: boolean; help: boolean } {
   const { values } = parseCommandArgs('run', args, OPTIONS);
   const seconds = (name: 'silence-timeout' | 'timeout', value: string | undefined) =>
     value === undefined ? undefined : integerOption('run', name, value, 0, 1) * 1000;
@@ -95,7 +95,7 @@ function isTty(stream: unknown): boolean {
 }
 
 /** A terminal prompt for replies at a stop. */
-function terminalAsk(io: CliIo): RunnerOptions['ask'] {
+function terminalAsk(io: CliIo): LoopRunnerOptions['ask'] {
   return async (stopText: string, rejection: HumanReplyRejection | null) => {
     if (rejection === null) io.stdout.write(stopText);
     else io.stderr.write(`loopchart: ${rejection.reason}\n`);
@@ -110,7 +110,7 @@ function terminalAsk(io: CliIo): RunnerOptions['ask'] {
 }
 
 /** The JSON form of a run result (`--json`). */
-export function runResultJson(command: string, result: RunResult): Record<string, unknown> {
+export function runResultJson(command: string, result: LoopRunResult): Record<string, unknown> {
   return {
     command,
     status: result.status,
@@ -139,7 +139,7 @@ export function runResultJson(command: string, result: RunResult): Record<string
 }
 
 /** Writes a run result for a person (stdout) or as JSON. */
-export function reportRun(io: CliIo, result: RunResult, json: boolean): void {
+export function reportRun(io: CliIo, result: LoopRunResult, json: boolean): void {
   if (json) {
     io.stdout.write(`${JSON.stringify(runResultJson('run', result))}\n`);
     return;
@@ -159,7 +159,11 @@ export function reportRun(io: CliIo, result: RunResult, json: boolean): void {
 }
 
 /** Runs `run` with parsed options; the demo reuses it. */
-export async function executeRun(io: CliIo, options: RunnerOptions, json: boolean): Promise<RunResult> {
+export async function executeRun(
+  io: CliIo,
+  options: LoopRunnerOptions,
+  json: boolean,
+): Promise<LoopRunResult> {
   const interactive = !json && options.ask === undefined && isTty(process.stdin) && isTty(io.stderr);
   const tty = isTty(io.stderr);
   const runner = createRunner({

@@ -50,7 +50,7 @@ import { createTranscriptRecorder } from './transcript.js';
 import { readWorktreeFile } from './worktree-view.js';
 
 /** Settings of a run. Every field has a documented default (docs/host.md). */
-export interface RunnerSettings {
+export interface LoopRunnerSettings {
   /** Allowance of a fresh ledger (default 4). An existing ledger keeps its own. */
   readonly allowance?: number;
   /** `loopEngine.escalateAfter` (default 2). */
@@ -66,7 +66,7 @@ export interface RunnerSettings {
 }
 
 /** Options of {@link createRunner}. */
-export interface RunnerOptions {
+export interface LoopRunnerOptions {
   /** The worktree (any folder inside it). */
   readonly worktree: string;
   /** The spec, absolute or relative to the worktree. Optional on resume when `ledger` is given. */
@@ -79,7 +79,7 @@ export interface RunnerOptions {
   readonly gates?: readonly string[];
   /** The verification command a fresh ledger records (default: discovered, e.g. `npm test`). */
   readonly verification?: string;
-  readonly settings?: RunnerSettings;
+  readonly settings?: LoopRunnerSettings;
   /** The transcript file (default `<git dir>/loopchart/transcript.jsonl`); `false` for none. */
   readonly transcript?: string | false;
   /** The reply to the first human stop the run reaches. */
@@ -106,11 +106,11 @@ export interface RunnerOptions {
 }
 
 /** How a run ended. */
-export type RunStatus = 'finished' | 'stopped' | 'invalid' | 'failed';
+export type LoopRunStatus = 'finished' | 'stopped' | 'invalid' | 'failed';
 
 /** The result of {@link Runner.run}. */
-export interface RunResult {
-  readonly status: RunStatus;
+export interface LoopRunResult {
+  readonly status: LoopRunStatus;
   /** 0 finished, 3 stopped for a human, 2 invalid input or configuration, 1 internal error. */
   readonly exitCode: 0 | 1 | 2 | 3;
   /** The machine state the run ended in, e.g. `finished` or `humanStop.rowAllowance`. */
@@ -140,9 +140,9 @@ export interface RunResult {
 }
 
 /** A runner for one worktree. */
-export interface Runner {
+export interface LoopRunner {
   /** Runs (fresh or resumed) until the loop finishes or stops for a human. */
-  run(): Promise<RunResult>;
+  run(): Promise<LoopRunResult>;
 }
 
 /** The machine event of an accepted reply. */
@@ -170,7 +170,7 @@ interface ResolvedRun {
   readonly verification: string;
 }
 
-async function resolveRun(options: RunnerOptions): Promise<ResolvedRun> {
+async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
   const worktree = await worktreeRootOf(resolve(options.worktree));
   let ledgerPath = options.ledger === undefined ? null : repoRelative(worktree, options.ledger, 'ledger');
   let specPath = options.spec === undefined ? null : repoRelative(worktree, options.spec, 'spec');
@@ -197,11 +197,11 @@ async function resolveRun(options: RunnerOptions): Promise<ResolvedRun> {
  *
  * @param options worktree, spec, ledger, child, gates, settings, transcript, answer and hooks
  */
-export function createRunner(options: RunnerOptions): Runner {
+export function createRunner(options: LoopRunnerOptions): LoopRunner {
   return { run: () => runLoop(options) };
 }
 
-async function runLoop(options: RunnerOptions): Promise<RunResult> {
+async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
   const run = await resolveRun(options);
   const settings = options.settings ?? {};
   const host: HostOptions = {
@@ -229,7 +229,11 @@ async function runLoop(options: RunnerOptions): Promise<RunResult> {
   }
 }
 
-async function drive(options: RunnerOptions, run: ResolvedRun, session: HostSession): Promise<RunResult> {
+async function drive(
+  options: LoopRunnerOptions,
+  run: ResolvedRun,
+  session: HostSession,
+): Promise<LoopRunResult> {
   const notices: string[] = [];
   const transcriptPath =
     options.transcript === false
@@ -313,7 +317,7 @@ async function drive(options: RunnerOptions, run: ResolvedRun, session: HostSess
   }
 
   let answer = options.answer;
-  let answered: RunResult['answered'];
+  let answered: LoopRunResult['answered'];
   actor.start();
   try {
     for (;;) {

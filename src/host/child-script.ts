@@ -32,7 +32,7 @@ export const CONTRACT_VIOLATIONS = [
 ] as const;
 
 /** One named contract violation. */
-export type ContractViolation = (typeof CONTRACT_VIOLATIONS)[number];
+export type ScriptedViolation = (typeof CONTRACT_VIOLATIONS)[number];
 
 const options = {
   /** Middle cell of the decision line (default: the attempt and the first result). */

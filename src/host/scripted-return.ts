@@ -9,7 +9,7 @@ import { formatOutcomeDecision, formatSeedDecision, MAX_DECISION_CELL } from '..
 import type { ChildTask } from '../gauntlet/dispatch.js';
 import { escapeSegment, splitEvidence, unescapeEvidence } from '../gauntlet/evidence.js';
 import type { Ledger, LedgerRow, PendingTuple } from '../gauntlet/types.js';
-import type { Behaviour, ContractViolation } from './child-script.js';
+import type { Behaviour, ScriptedViolation } from './child-script.js';
 
 /** What the child commits. */
 export interface ScriptedCommit {
@@ -196,7 +196,7 @@ function rowCommit(
 }
 
 function subjectFor(
-  violation: ContractViolation,
+  violation: ScriptedViolation,
   subject: string,
   row: { target: number; status: 'done' | 'failed' } | null,
 ): string {
@@ -208,7 +208,7 @@ function subjectFor(
 function violate(
   valid: Ledger,
   cleared: Ledger,
-  violation: ContractViolation,
+  violation: ScriptedViolation,
   row: { target: number; status: 'done' | 'failed'; pending: PendingTuple } | null,
   decision: string,
 ): { ledger: Ledger } {

@@ -28,6 +28,7 @@ import {
 import { parseLedger } from '../gauntlet/ledger.js';
 import { DEFAULT_ALLOWANCE } from '../gauntlet/seed.js';
 import type { Ledger } from '../gauntlet/types.js';
+import { recoverCommitIntent } from './commit-journal.js';
 import {
   DEFAULT_CHILD_TIMEOUT_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -258,6 +259,8 @@ async function drive(
   // A reply to a stop the loop can already see from disk is checked before anything runs, so a
   // reply the stop does not offer changes nothing at all.
   if (options.answer !== undefined) {
+    // The loop's own half-made commit is undone first, exactly as the machine's entry does.
+    await recoverCommitIntent(session.files.journal, session.git);
     const status = await readLoopStatus({
       git: session.git,
       files: session.files,

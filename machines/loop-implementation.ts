@@ -15,6 +15,7 @@
 import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
 import { NotProvidedError } from '../src/common/errors.js';
 import type { Finding } from '../src/common/finding.js';
+import { distinctActionRecords } from '../src/gauntlet/action-records.js';
 import { amendSpecText } from '../src/gauntlet/amendment.js';
 import { type DispatchPlan, planDispatch, restoredPlan } from '../src/gauntlet/dispatch.js';
 import { emptyLoopHistory, historyFromCommits, type LoopHistory } from '../src/gauntlet/history.js';
@@ -105,6 +106,11 @@ export interface BoundaryFacts {
   readonly commit: { readonly sha: string; readonly subject: string; readonly body: string } | null;
   /** The ledger at HEAD, when there is exactly one new commit. */
   readonly headLedgerText: string | null;
+  /**
+   * Action records the child wrote in the dispatch's jobs file (§3.19): each must survive in the
+   * admitted ledger, or the return is a validation miss.
+   */
+  readonly actionRecords?: readonly ActionRecord[];
 }
 
 /** What `refresh` reads: the durable state the loop rebuilds itself from. */
@@ -552,8 +558,14 @@ const loopSetup = setup({
         return report;
       },
     }),
-    /** Keeps what git said after the return. */
-    keepBoundary: assign({ boundary: ({ event }) => (event as unknown as { output: BoundaryFacts }).output }),
+    /** Keeps what git said after the return, and retains the jobs file's action records. */
+    keepBoundary: assign(({ context, event }) => {
+      const boundary = (event as unknown as { output: BoundaryFacts }).output;
+      return {
+        boundary,
+        actionRecords: distinctActionRecords([...context.actionRecords, ...(boundary.actionRecords ?? [])]),
+      };
+    }),
     /** Computes the ledger (and spec) edit of the accepted human choice. */
     keepChoice: assign({ pendingChoice: ({ context, event }) => choiceEdit(context, event) }),
     /** Keeps the message of an effect that failed unexpectedly (the run ends in `failed`). */

@@ -29,6 +29,8 @@ export const CONTRACT_VIOLATIONS = [
   'removed-decision',
   /** A seed decision that counts one more seeded row than the return gave evidence to. */
   'seed-miscount',
+  /** Records its `spend` in the jobs file but leaves the records out of the returned ledger (§3.19). */
+  'dropped-spend',
 ] as const;
 
 /** One named contract violation. */

@@ -149,7 +149,10 @@ export async function runScriptedChild(
 
   const reserved = parseLedger(ledgerText).ledger;
   if (reserved === null) throw new InputError('script.ledger', `the ledger ${task.ledger} does not parse`);
-  const commit = scriptedCommit(reserved, task, behaviour, behaviour.spend ?? []);
+  // A child that drops its spend records from the ledger breaks the action-spend contract.
+  const carried =
+    behaviour.do === 'miss' && behaviour.violation === 'dropped-spend' ? [] : (behaviour.spend ?? []);
+  const commit = scriptedCommit(reserved, task, behaviour, carried);
   const written = Object.entries(behaviour.files ?? {});
   for (const [path, content] of written) await writeInWorktree(task.worktree, path, content);
   if (commit.ledger !== null) await writeFileAtomic(ledgerPath, serializeLedger(commit.ledger));

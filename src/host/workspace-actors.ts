@@ -13,9 +13,11 @@ import type {
   WorkspaceFacts,
 } from '../../machines/loop-implementation.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { jobsFilePath, parseJobsFile } from '../effects/jobs.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import { formatPending, parseLedger, serializeLedger } from '../gauntlet/ledger.js';
 import type { Ledger } from '../gauntlet/types.js';
+import { recordsFromLines } from './carried-records.js';
 import { clearCommitIntent, recoverCommitIntent, writeCommitIntent } from './commit-journal.js';
 import { readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
 import { readCommitFacts } from './history-facts.js';
@@ -168,11 +170,16 @@ export function readBoundaryActor(session: HostSession) {
         headLedgerText = blob ?? null;
       }
     }
+    const jobsText = await readFileIfExists(
+      record?.jobsFile ?? jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration }),
+    );
     const boundary: BoundaryFacts = {
       porcelain: unexpectedDirt(status, ledgerPath, diskLedger, expected),
       commitCount,
       commit,
       headLedgerText,
+      // Spends the child recorded in its jobs file must survive admission (§3.19 rule 2).
+      actionRecords: jobsText === null ? [] : recordsFromLines(parseJobsFile(jobsText).actionRecordLines),
     };
     if (record !== null && record.boundary === null)
       await updateDispatchRecord(session.files, plan.iteration, (r) => ({ ...r, boundary }));

@@ -80,6 +80,40 @@ describe('repairs', () => {
     expect(r.ledger()).toContain('| 1 | done | 2 | check one; passes now |');
   });
 
+  it('treats a spend recorded in the jobs file but dropped from the return as a miss, and keeps the record', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [seedBoth],
+          '1': [
+            { do: 'miss', violation: 'dropped-spend', spend: ['ran capture (1 of 1)'] },
+            { do: 'done', evidence: 'check one; passes now' },
+          ],
+        },
+      },
+    });
+    const out = await cli('run', await r.runArgs('--allowance', '3'));
+    expect(out.code).toBe(0);
+    expect(r.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      expect.stringMatching(/^loop: row 1 (done|failed)$/),
+      'loop: repair row 1',
+      'loop: row 1 done',
+    ]);
+    // The record is retained as its own evidence segment and its own body line, not only quoted
+    // in the miss sentence.
+    const [repaired] = evidenceAfter(r, 'loop: repair row 1', 1);
+    expect(repaired).toMatch(/^\| 1 \| failed \| 1 \| iteration 1: .*; ran capture \(1 of 1\) \|$/);
+    expect(bodiesOf(r, 'loop: repair row 1')[0]?.split('\n')).toContain('ran capture (1 of 1)');
+    // The next child carried the spend (it repeats carried records) instead of dropping it.
+    const final = r.ledger().split('\n');
+    expect(
+      final.some((line) => line.startsWith('row 1 done |') && line.includes('ran capture (1 of 1)')),
+    ).toBe(true);
+  });
+
   it('repairs a seed miss and dispatches the seed again with the miss as its hint', async () => {
     const r = repo({
       script: {

@@ -5,9 +5,13 @@
  * defined.
  */
 
+export * from '../machines/crank.js';
+export * from '../machines/cybernetic-loop.js';
 // Statecharts
 export * from '../machines/index.js';
 export * from '../machines/loop-implementation.js';
+export * from '../machines/loop-protocol.js';
+export * from '../machines/rpi.js';
 // Shared
 export * from './common/errors.js';
 export * from './common/finding.js';
@@ -15,6 +19,14 @@ export * from './common/finding.js';
 export * from './convergence/index.js';
 export * from './crank/index.js';
 export * from './cybernetic/index.js';
+export { type Checkpoint, createCheckpoint, loadCheckpoint } from './effects/checkpoint.js';
+export { type ChildCommandOptions, type ChildRunResult, runChildCommand } from './effects/child-process.js';
+export { CommandFailedError } from './effects/command-error.js';
+export { createLogDir, type Gate, type GateSetResult, runGateSet } from './effects/gates.js';
+// Effects a host can reuse when it implements its own actors
+export { createGitPort, type GitPort, type GitPortOptions } from './effects/git.js';
+export { cleanupJobs, jobsFilePath, parseJobsFile, recordActionLine, recordJob } from './effects/jobs.js';
+export { computeSubjectManifest, manifestDigest, type SubjectManifest } from './effects/manifest.js';
 // The loop engine (pi-gauntlet loop-implementation): pure protocol core
 export * from './gauntlet/action-records.js';
 export * from './gauntlet/allowance.js';
@@ -44,6 +56,7 @@ export * from './graph/controlled-actors.js';
 export * from './graph/coverage.js';
 export * from './graph/coverage-format.js';
 export * from './graph/coverage-report.js';
+export * from './graph/coverage-report-schema.js';
 export * from './graph/errors.js';
 export type { JsonValue } from './graph/json-value.js';
 export type { TransitionKind } from './graph/labels.js';
@@ -57,10 +70,33 @@ export * from './graph/run-path-suite.js';
 export * from './graph/states.js';
 export * from './graph/stepping-clock.js';
 export * from './graph/transitions.js';
+export * from './host/child-script.js';
+export * from './host/crank-runner.js';
+export * from './host/cybernetic-runner.js';
+export { DEMO_SCRIPT, prepareDemoRepository } from './host/demo.js';
+export { type DispatchRecord, dispatchRecordSchema } from './host/dispatch-record.js';
+export { createLoopActors, openHostSession } from './host/loop-actors.js';
+export * from './host/loop-protocol-runner.js';
+export { projectLoopRecord } from './host/loop-transcript.js';
+export * from './host/rpi-runner.js';
+export { defaultLedgerPath } from './host/run-paths.js';
+// Hosts: runners that wire machines to real effects, persistence and transcripts
+export * from './host/runner.js';
+export { runScriptedChild } from './host/scripted-child.js';
+export { type LoopStatus, type NextStep, readLoopStatus } from './host/status.js';
+export * from './host/transcript.js';
+export { acquireWorktreeLock, WorktreeLockedError } from './host/worktree-lock.js';
 export * from './loop-protocol/index.js';
 export type { CoverageOverlay } from './viz/coverage-overlay.js';
+export * from './viz/diagram-format.js';
 export * from './viz/dot.js';
+export * from './viz/element-ids.js';
 export * from './viz/errors.js';
+export * from './viz/load-machine.js';
 export * from './viz/machine-json.js';
 export * from './viz/mermaid.js';
 export * from './viz/svg.js';
+export * from './viz/viewer/page.js';
+export * from './viz/viewer/run-view.js';
+export * from './viz/viewer/serve.js';
+export * from './viz/viewer/transcript-page.js';

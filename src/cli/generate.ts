@@ -24,6 +24,7 @@ import { models } from '../graph/models/index.js';
 import { generatePathSuite } from '../graph/path-suite.js';
 import { pathSuiteSchema } from '../graph/path-suite-schema.js';
 import { runPathSuite } from '../graph/run-path-suite.js';
+import { scriptSchema } from '../host/child-script.js';
 import { loopProtocolSchemas } from '../loop-protocol/schemas.js';
 import { toDot } from '../viz/dot.js';
 import { toMermaid } from '../viz/mermaid.js';
@@ -45,6 +46,7 @@ export function publishedSchemas(): Record<string, z.ZodType> {
     ...loopProtocolSchemas,
     'path-suite': pathSuiteSchema,
     'coverage-report': coverageReportSchema,
+    'scripted-child-script': scriptSchema,
   };
 }
 

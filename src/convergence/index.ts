@@ -43,6 +43,7 @@ export {
   type RiskySurface,
   riskyPaths,
 } from './risky-surface.js';
+export { upgradeRiskySurface } from './risky-surface-upgrade.js';
 export type {
   EvidenceBinding,
   NormalizedRound,
@@ -83,8 +84,7 @@ export {
   validationRoundSchema,
   verdictSchema,
 } from './schemas.js';
+export { repairFailedReport } from './stage-failure-report.js';
 export { LAW_VIOLATIONS, type LawViolation, STOP_REASONS, type StopReason } from './stop-reason.js';
 export { isSubjectDigest, SUBJECT_DIGEST_PATTERN } from './subject-digest.js';
 export { isVerdict, VERDICTS, type Verdict, verdictRank, worstVerdict } from './verdict.js';
-export { upgradeRiskySurface } from './risky-surface-upgrade.js';
-export { repairFailedReport } from './stage-failure-report.js';

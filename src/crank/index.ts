@@ -11,9 +11,9 @@ export {
   laneConflict,
   partitionLanes,
 } from './lane-partition.js';
+export { lanesReadyToStart } from './lane-schedule.js';
 export { laneSchema, waveSchema } from './schemas.js';
 export { firstOverlap, scopePrefix, scopesOverlap, WHOLE_REPOSITORY } from './scope.js';
 export type { Lane, Wave } from './wave.js';
 export { checkWave, parseWave, scopeEntryProblem } from './wave-input.js';
 export { WAVE_FINDING_CODES, type WaveFindingCode, WaveUnrunnableError } from './wave-unrunnable-error.js';
-export { lanesReadyToStart } from './lane-schedule.js';

@@ -11,14 +11,12 @@ export * from './decide-candidate.js';
 export * from './errors.js';
 export * from './render-run-contract.js';
 export * from './render-terminal-record.js';
+export { reviveRunContract } from './revive-contract.js';
 export * from './run-contract.js';
 export * from './run-input.js';
 export * from './run-record.js';
 export * from './run-transcript.js';
 export * from './scope.js';
-export * from './stop-class.js';
-export * from './terminal-record.js';
-export { reviveRunContract } from './revive-contract.js';
 export { failingInRetained, selectCandidateTarget } from './select-target.js';
 export {
   isShellCheckCommand,
@@ -26,3 +24,5 @@ export {
   SHELL_NOT_EXECUTED_EXIT_CODES,
   shellCheckCommand,
 } from './shell-check.js';
+export * from './stop-class.js';
+export * from './terminal-record.js';

@@ -4,6 +4,7 @@
  * every runner writes and the final report. See docs/loop-protocol.md.
  */
 
+export * from './cycle-record.js';
 export * from './entry-contract.js';
 export * from './entry-contract-text.js';
 export * from './final-report.js';
@@ -16,4 +17,3 @@ export * from './stop-rules.js';
 export * from './time-or-cost-budget.js';
 export * from './transcript.js';
 export * from './transcript-record.js';
-export * from './cycle-record.js';

@@ -20,7 +20,7 @@ describe('run paths', () => {
     expect(() => repoRelative('/w', '../x.md', 'ledger')).toThrow(/not inside the worktree/);
   });
 
-  it('discovers exactly one test entrypoint, or none', () => {
+  it('E7: discovers exactly one test entrypoint; none or two is unresolved', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loopchart-paths-'));
     try {
       expect(discoverVerification(dir)).toBeNull();

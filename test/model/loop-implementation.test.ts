@@ -73,9 +73,7 @@ const OFFER_EVENT: Record<string, string> = {
 };
 
 function takenFrom(step: PathStep, sourceSuffix: string) {
-  return step.transitions
-    .map((key) => definitions.get(key))
-    .filter((t) => t?.source.endsWith(sourceSuffix));
+  return step.transitions.map((key) => definitions.get(key)).filter((t) => t?.source.endsWith(sourceSuffix));
 }
 
 function assertStep(

@@ -6,7 +6,9 @@
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import type { LoopContext } from '../../machines/loop-implementation.js';
+import { effectiveAllowance } from '../gauntlet/allowance.js';
 import { formatPending } from '../gauntlet/ledger.js';
+import type { Ledger } from '../gauntlet/types.js';
 import type { TranscriptFields, TranscriptStep } from './transcript.js';
 
 const DISPATCH_DONE = new Set([
@@ -55,6 +57,39 @@ function terminal(snapshot: AnyMachineSnapshot, context: LoopContext): Transcrip
         ? (context.error ?? 'an effect failed')
         : 'stopped by the human; branch state preserved';
   return { rule: label, success: false, reason, evidence: [] };
+}
+
+/** A compact view of the ledger for the transcript's `data.ledger` (the run viewer draws it). */
+function ledgerView(ledger: Ledger) {
+  return {
+    iterations: ledger.iterations,
+    allowance: ledger.allowance,
+    pending: ledger.pending === null ? null : formatPending(ledger.pending),
+    rows: ledger.rows.map((row) => ({
+      row: row.row,
+      status: row.status,
+      attempts: `${row.attempts} of ${effectiveAllowance(ledger, row.row)}`,
+      evidence: row.evidence,
+    })),
+  };
+}
+
+/**
+ * A projector for one run whose records continue a transcript that ended at cycle `startCycle`
+ * (0 for a new transcript): until the resumed run has read its ledger, its records keep the last
+ * known cycle instead of going back to 0.
+ *
+ * @param startCycle the cycle of the transcript's last record, or 0
+ */
+export function createLoopRecordProjector(startCycle = 0): (step: TranscriptStep) => TranscriptFields | null {
+  let cycle = startCycle;
+  return (step) => {
+    const fields = projectLoopRecord(step);
+    if (fields === null) return null;
+    const context = step.snapshot.context as LoopContext;
+    if (context.ledger !== null) cycle = context.ledger.iterations;
+    return { ...fields, cycle };
+  };
 }
 
 /**
@@ -112,6 +147,7 @@ export function projectLoopRecord(step: TranscriptStep): TranscriptFields | null
     fields.decision = 'stop';
     fields.terminalCheck = terminal(snapshot, context);
   }
+  if (context.ledger !== null) fields.data = { ledger: ledgerView(context.ledger) };
   if (context.ledger !== null)
     fields.budget = {
       iterationsUsed: context.ledger.iterations,

@@ -7,6 +7,7 @@
  * stop with a given reply (`answer`) or by asking (`ask`, for a terminal). A reply the stop does
  * not offer is refused with its reason, and nothing is applied.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { createActor, waitFor } from 'xstate';
 import {
@@ -37,7 +38,7 @@ import {
   type HostSession,
 } from './host-session.js';
 import { createLoopActors, openHostSession } from './loop-actors.js';
-import { isResting, projectLoopRecord, stateLabel } from './loop-transcript.js';
+import { createLoopRecordProjector, isResting, stateLabel } from './loop-transcript.js';
 import {
   defaultLedgerPath,
   discoverVerification,
@@ -144,6 +145,19 @@ export interface LoopRunResult {
 export interface LoopRunner {
   /** Runs (fresh or resumed) until the loop finishes or stops for a human. */
   run(): Promise<LoopRunResult>;
+}
+
+/** The cycle of the last record of an existing transcript, so a resumed run continues it (0 when none). */
+function lastRecordedCycle(path: string): number {
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const last = text.trimEnd().split('\n').at(-1);
+  if (last === undefined || last === '') return 0;
+  try {
+    const cycle = (JSON.parse(last) as { cycle?: unknown }).cycle;
+    return typeof cycle === 'number' && Number.isSafeInteger(cycle) && cycle >= 0 ? cycle : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** The machine event of an accepted reply. */
@@ -296,7 +310,7 @@ async function drive(
       : createTranscriptRecorder({
           path: transcriptPath,
           machine: 'loop-implementation',
-          project: projectLoopRecord,
+          project: createLoopRecordProjector(lastRecordedCycle(transcriptPath)),
         });
   const actor = createActor(machine, {
     input: { ledgerPath: run.ledgerPath, specPath: run.specPath, verification: run.verification },

@@ -3,10 +3,11 @@
  * built executable's demo (`node dist/cli.js demo`, which `npm test` builds first).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseTranscript } from '../../src/loop-protocol/transcript.js';
 import { bundledScriptedChild } from '../support/cli-bundle.js';
 import { killProcessesIn } from '../support/demo-run.js';
 import {
@@ -116,6 +117,19 @@ describe('demo', () => {
     expect(out.stdout).toContain('finished: verification passed after 6 iterations');
     expect(out.stdout).toContain('| 4 | done | 3 |');
     expect(out.stderr).toContain('terminated 1 child jobs');
+
+    // The transcript of both runs (stopped, then resumed with the answer) reads as one: cycles
+    // never go back, and every record after the ledger is known carries the ledger view.
+    const transcriptPath = /transcript: (\S+)/.exec(out.stdout)?.[1] ?? '';
+    const { records, findings } = parseTranscript(readFileSync(transcriptPath, 'utf8'));
+    expect(findings).toEqual([]);
+    const inits = records.filter((r) => r.event === 'xstate.init');
+    expect(inits).toHaveLength(2);
+    expect(inits[1]?.cycle).toBeGreaterThan(0);
+    const last = records.at(-1);
+    expect(last?.terminalCheck).toMatchObject({ rule: 'verify complete', success: true });
+    const ledgerView = last?.data?.ledger as { rows: { row: number; status: string; attempts: string }[] };
+    expect(ledgerView.rows.find((r) => r.row === 4)).toMatchObject({ status: 'done', attempts: '3 of 3' });
   });
 
   const dist = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');

@@ -2,10 +2,12 @@
  * The scripted child's commits, judged by the loop's own validation: every valid behaviour is
  * admitted, every named violation is exactly one validation miss.
  */
+
 import { describe, expect, it } from 'vitest';
 import { childTask, type DispatchPlan, planDispatch } from '../../src/gauntlet/dispatch.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
 import { validateReturn } from '../../src/gauntlet/validate.js';
+import { recordsFromLines } from '../../src/host/carried-records.js';
 import { type Behaviour, CONTRACT_VIOLATIONS } from '../../src/host/child-script.js';
 import { scriptedCommit } from '../../src/host/scripted-return.js';
 
@@ -44,7 +46,7 @@ const beforeSeed = ledger([
   { row: 3, status: 'cut', attempts: 0, evidence: 'deviates: not needed' },
 ]);
 
-function judge(plan: DispatchPlan, behaviour: Behaviour) {
+function judge(plan: DispatchPlan, behaviour: Behaviour, jobsFileRecords: readonly string[] = []) {
   const task = childTask(plan, {
     worktree: '/w',
     ledger: 'docs/plans/feature.md',
@@ -52,7 +54,18 @@ function judge(plan: DispatchPlan, behaviour: Behaviour) {
     returnFile: '/r',
     jobsFile: '/j',
   });
-  const commit = scriptedCommit(plan.reserved, task, behaviour as Parameters<typeof scriptedCommit>[2]);
+  const carried =
+    behaviour.do === 'miss' && behaviour.violation === 'dropped-spend'
+      ? []
+      : 'spend' in behaviour
+        ? (behaviour.spend ?? [])
+        : [];
+  const commit = scriptedCommit(
+    plan.reserved,
+    task,
+    behaviour as Parameters<typeof scriptedCommit>[2],
+    carried,
+  );
   return validateReturn({
     target: plan.target as number | 'seed',
     iteration: plan.iteration,
@@ -61,6 +74,7 @@ function judge(plan: DispatchPlan, behaviour: Behaviour) {
     boundary: { returned: 'DONE', porcelain: '', commitCount: 1 },
     commit: { subject: commit.subject, body: commit.body },
     headLedger: commit.ledger ?? plan.reserved,
+    retainedActionRecords: recordsFromLines(jobsFileRecords),
   });
 }
 
@@ -130,7 +144,7 @@ describe('scripted commits are valid by construction', () => {
 
   it('makes every named violation exactly one validation miss', () => {
     const codes = Object.fromEntries(
-      CONTRACT_VIOLATIONS.filter((v) => v !== 'seed-miscount').map((violation) => {
+      CONTRACT_VIOLATIONS.filter((v) => v !== 'seed-miscount' && v !== 'dropped-spend').map((violation) => {
         const outcome = judge(rowPlan, { do: 'miss', violation });
         return [violation, outcome.kind === 'miss' ? outcome.code : outcome.kind];
       }),
@@ -148,6 +162,20 @@ describe('scripted commits are valid by construction', () => {
     });
     const seed = judge(seedPlan, { do: 'miss', violation: 'seed-miscount' });
     expect(seed.kind === 'miss' ? seed.code : seed.kind).toBe('miss.seed-decision');
+  });
+
+  it('drops a spend from the ledger on request: a miss once the jobs-file record is retained', () => {
+    const record = 'ran capture (1 of 1)';
+    const behaviour: Behaviour = { do: 'miss', violation: 'dropped-spend', spend: [record] };
+    // Without the jobs-file record the ledger itself conforms ...
+    expect(judge(rowPlan, behaviour).kind).toBe('admitted');
+    // ... and with it, as readBoundary retains it, the return is a miss naming the record.
+    const outcome = judge(rowPlan, behaviour, [record]);
+    expect(outcome.kind === 'miss' ? outcome.code : outcome.kind).toBe('miss.action-record-dropped');
+    // A child that keeps its spend is admitted with the same retained record.
+    expect(judge(rowPlan, { do: 'done', evidence: 'check; ok', spend: [record] }, [record]).kind).toBe(
+      'admitted',
+    );
   });
 
   it('misattributes a commit on request, which the loop cannot attribute to the dispatch', () => {

@@ -408,6 +408,42 @@ function planInput(context: LoopContext) {
   return { plan: context.plan as DispatchPlan, ledgerPath: context.input.ledgerPath };
 }
 
+/** The human stop the ordered table's outcome calls for, if it calls for one. */
+function ruleStop(context: LoopContext): HumanStop | null {
+  const outcome = rules(context);
+  switch (outcome.kind) {
+    case 'bound-spent-stop':
+      return { kind: 'bound-spent', row: outcome.row };
+    case 'row-stop':
+      return { kind: 'row-allowance', row: outcome.row };
+    case 'seed-stop': {
+      const lastReason = context.history.lastSeedRepairReason;
+      return {
+        kind: 'seed-exhaustion',
+        seedRepairs: context.history.seedRepairCount,
+        ...(lastReason === null ? {} : { lastReason }),
+      };
+    }
+    case 'unreachable-amend': {
+      const rowText = context.spec?.rows.find((r) => r.row === outcome.row)?.text;
+      return {
+        kind: 'unreachable-amend',
+        row: outcome.row,
+        what: outcome.what,
+        where: outcome.where,
+        ...(rowText === undefined ? {} : { rowText }),
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+/** What an unattributed verdict found, for the recovery-incomplete stop's detail. */
+function unattributedDetail(outcome: { kind: string; detail?: string } | null): string {
+  return outcome?.kind === 'unattributed' ? (outcome.detail ?? '') : '';
+}
+
 // ---------------------------------------------------------------------------------------------
 // The machine
 
@@ -564,6 +600,25 @@ const loopSetup = setup({
       return {
         boundary,
         actionRecords: distinctActionRecords([...context.actionRecords, ...(boundary.actionRecords ?? [])]),
+      };
+    }),
+    /** Holds the stop the ordered table chose (rule 2, the seed count, unreachable routing). */
+    keepRuleStop: assign(({ context }) => ({ stop: ruleStop(context), stopLedger: context.ledger })),
+    /**
+     * Holds a recovery-incomplete stop (§3.15): the saved pre-dispatch cells are what it lists,
+     * nothing is repaired, no attempt is consumed.
+     */
+    stopRecovery: assign(({ context }, params: { what: string; detail?: string; interruption?: string }) => {
+      const plan = context.plan as DispatchPlan;
+      return {
+        stop: {
+          kind: 'recovery-incomplete' as const,
+          iteration: plan.iteration,
+          what: params.what,
+          ...(params.detail === undefined ? {} : { detail: params.detail }),
+        },
+        stopLedger: plan.saved,
+        ...(params.interruption === undefined ? {} : { interruption: params.interruption }),
       };
     }),
     /** Computes the ledger (and spec) edit of the accepted human choice. */
@@ -892,15 +947,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
               guard: 'boundSpent',
               target: '#loop-implementation.humanStop.boundSpent',
               description: 'unreachable routing: bound spent',
-              actions: assign({
-                stop: ({ context }) => {
-                  const outcome = rules(context);
-                  return outcome.kind === 'bound-spent-stop'
-                    ? { kind: 'bound-spent' as const, row: outcome.row }
-                    : null;
-                },
-                stopLedger: ({ context }) => context.ledger,
-              }),
+              actions: 'keepRuleStop',
             },
             {
               guard: 'unreachableAutoCut',
@@ -911,21 +958,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
               guard: 'unreachableNeedsHuman',
               target: '#loop-implementation.humanStop.unreachableAmend',
               description: 'unreachable routing: amend batch for the human',
-              actions: assign({
-                stop: ({ context }) => {
-                  const outcome = rules(context);
-                  if (outcome.kind !== 'unreachable-amend') return null;
-                  const rowText = context.spec?.rows.find((r) => r.row === outcome.row)?.text;
-                  return {
-                    kind: 'unreachable-amend' as const,
-                    row: outcome.row,
-                    what: outcome.what,
-                    where: outcome.where,
-                    ...(rowText === undefined ? {} : { rowText }),
-                  };
-                },
-                stopLedger: ({ context }) => context.ledger,
-              }),
+              actions: 'keepRuleStop',
             },
             {
               guard: 'noOpenOrFailedRow',
@@ -936,30 +969,13 @@ export const loopImplementationMachine = loopSetup.createMachine({
               guard: 'rowAtAllowance',
               target: '#loop-implementation.humanStop.rowAllowance',
               description: 'R2 unresolved row attempts >= effective allowance',
-              actions: assign({
-                stop: ({ context }) => {
-                  const outcome = rules(context);
-                  return outcome.kind === 'row-stop'
-                    ? { kind: 'row-allowance' as const, row: outcome.row }
-                    : null;
-                },
-                stopLedger: ({ context }) => context.ledger,
-              }),
+              actions: 'keepRuleStop',
             },
             {
               guard: 'seedCountReached',
               target: '#loop-implementation.humanStop.seedExhaustion',
               description: 'R4 seed count reached the allowance',
-              actions: assign({
-                stop: ({ context }) => ({
-                  kind: 'seed-exhaustion' as const,
-                  seedRepairs: context.history.seedRepairCount,
-                  ...(context.history.lastSeedRepairReason === null
-                    ? {}
-                    : { lastReason: context.history.lastSeedRepairReason }),
-                }),
-                stopLedger: ({ context }) => context.ledger,
-              }),
+              actions: 'keepRuleStop',
             },
             {
               guard: 'seedDispatch',
@@ -1131,20 +1147,14 @@ export const loopImplementationMachine = loopSetup.createMachine({
               guard: 'unattributed',
               target: '#loop-implementation.humanStop.recoveryIncomplete',
               description: 'commit not attributable to this dispatch',
-              actions: assign({
-                // An authorized discard (A19) repairs the attempt with this reason.
-                interruption: () => 'ambiguous attribution',
-                stop: ({ context }) => ({
-                  kind: 'recovery-incomplete' as const,
-                  iteration: (context.plan as DispatchPlan).iteration,
+              actions: {
+                type: 'stopRecovery',
+                params: ({ context }) => ({
                   what: 'ambiguous attribution',
-                  detail: (() => {
-                    const outcome = returnOutcome(context);
-                    return outcome?.kind === 'unattributed' ? outcome.detail : '';
-                  })(),
+                  detail: unattributedDetail(returnOutcome(context)),
+                  interruption: 'ambiguous attribution',
                 }),
-                stopLedger: ({ context }) => (context.plan as DispatchPlan).saved,
-              }),
+              },
             },
             { guard: 'seedMiss', target: 'repairing', description: 'seed miss: seed repair' },
             { guard: 'rowMiss', target: 'repairing', description: 'ordinary miss: parent repair' },
@@ -1194,14 +1204,10 @@ export const loopImplementationMachine = loopSetup.createMachine({
                     guard: 'notOwned',
                     target: '#loop-implementation.humanStop.recoveryIncomplete',
                     description: 'checkout ownership unproven',
-                    actions: assign({
-                      stop: ({ context, event }) => ({
-                        kind: 'recovery-incomplete' as const,
-                        iteration: (context.plan as DispatchPlan).iteration,
-                        what: event.output.owned ? '' : event.output.what,
-                      }),
-                      stopLedger: ({ context }) => (context.plan as DispatchPlan).saved,
-                    }),
+                    actions: {
+                      type: 'stopRecovery',
+                      params: ({ event }) => ({ what: event.output.owned ? '' : event.output.what }),
+                    },
                   },
                   {
                     target: 'jobs',
@@ -1226,14 +1232,10 @@ export const loopImplementationMachine = loopSetup.createMachine({
                     guard: 'jobsUnresolved',
                     target: '#loop-implementation.humanStop.recoveryIncomplete',
                     description: 'a job is not owned or still running',
-                    actions: assign({
-                      stop: ({ context, event }) => ({
-                        kind: 'recovery-incomplete' as const,
-                        iteration: (context.plan as DispatchPlan).iteration,
-                        what: event.output.problem ?? '',
-                      }),
-                      stopLedger: ({ context }) => (context.plan as DispatchPlan).saved,
-                    }),
+                    actions: {
+                      type: 'stopRecovery',
+                      params: ({ event }) => ({ what: event.output.problem ?? '' }),
+                    },
                   },
                   {
                     target: 'reset',
@@ -1262,14 +1264,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                     guard: 'treeDirtyAfterReset',
                     target: '#loop-implementation.humanStop.recoveryIncomplete',
                     description: 'tree dirty after reset',
-                    actions: assign({
-                      stop: ({ context }) => ({
-                        kind: 'recovery-incomplete' as const,
-                        iteration: (context.plan as DispatchPlan).iteration,
-                        what: 'tree dirty after reset',
-                      }),
-                      stopLedger: ({ context }) => (context.plan as DispatchPlan).saved,
-                    }),
+                    actions: { type: 'stopRecovery', params: () => ({ what: 'tree dirty after reset' }) },
                   },
                   { target: 'ledgerRepair' },
                 ],
@@ -1581,18 +1576,14 @@ export const loopImplementationMachine = loopSetup.createMachine({
                   guard: 'verificationUnattributed',
                   target: '#loop-implementation.humanStop.recoveryIncomplete',
                   description: 'repair commit not attributable',
-                  actions: assign({
-                    stop: ({ context }) => {
-                      const outcome = verificationOutcome(context);
-                      return {
-                        kind: 'recovery-incomplete' as const,
-                        iteration: (context.plan as DispatchPlan).iteration,
-                        what: 'ambiguous attribution',
-                        detail: outcome?.kind === 'unattributed' ? outcome.detail : '',
-                      };
-                    },
-                    stopLedger: ({ context }) => (context.plan as DispatchPlan).saved,
-                  }),
+                  actions: {
+                    type: 'stopRecovery',
+                    params: ({ context }) => ({
+                      what: 'ambiguous attribution',
+                      detail: unattributedDetail(verificationOutcome(context)),
+                      interruption: 'ambiguous attribution',
+                    }),
+                  },
                 },
                 {
                   target: '#loop-implementation.implement.recovery',

@@ -2,7 +2,8 @@
  * `loopchart cyber`: the cybernetic loop from a terminal. Prints the frozen run contract, the
  * baseline, each candidate's results and decision, and one terminal record. Exit codes (docs/cli.md
  * "cyber"): 0 already-holds or restored, 2 invalid input, 4 non-converged (the scope was restored
- * to the checkpoint), 5 recovery-failure (it was not), 1 internal error.
+ * to the checkpoint), 5 recovery-failure (it was not), 1 internal error, 130 interrupted (the
+ * running command is stopped and the scope restored to its checkpoint).
  */
 import { resolve } from 'node:path';
 import { InputError, LoopchartError, UsageError } from '../common/errors.js';
@@ -45,7 +46,7 @@ checkpoint and reports why it stopped.
   --patcher-timeout <s>      kill the patcher after <s> seconds
   --json                     print one JSON object with the terminal record
 Exit codes: 0 already-holds or restored, 2 invalid input, 4 non-converged, 5 recovery-failure,
-1 internal error.
+1 internal error, 130 interrupted (Ctrl-C or SIGTERM: the scope is restored to its checkpoint).
 `;
 
 function seconds(name: string, value: string | undefined): number | undefined {
@@ -96,6 +97,9 @@ function requestOf(values: {
   };
 }
 
+/** Exit code of a run interrupted by SIGINT or SIGTERM (128 + SIGINT, the shell's convention). */
+export const INTERRUPTED_EXIT_CODE = 130;
+
 function writeJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -131,7 +135,17 @@ export const cyberCommand: CliCommand = {
       const worktree = await resolveWorktreeRoot(values.cwd ?? process.cwd());
       // Human-readable progress goes to stdout, or to stderr when stdout carries the JSON.
       const progress = json ? io.stderr : io.stdout;
+      // Ctrl-C or a termination request ends the running check or patcher and restores the scope
+      // to its checkpoint before the command exits (130): an interrupted run keeps no candidate.
+      const interruption = new AbortController();
+      const onSignal = (name: NodeJS.Signals) => {
+        if (interruption.signal.aborted) return;
+        io.stderr.write(`loopchart: ${name}: stopping the running command and restoring the scope\n`);
+        interruption.abort(name);
+      };
+      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
       const result = await runCyberneticLoop({
+        signal: interruption.signal,
         worktree,
         request: requestOf(values),
         patcher: values.patcher,
@@ -158,7 +172,31 @@ export const cyberCommand: CliCommand = {
             ].join('\n'),
           );
         },
+      }).finally(() => {
+        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       });
+      if (interruption.signal.aborted) {
+        const restoration =
+          result.record === null
+            ? JSON.stringify(result.failure?.restoration ?? null)
+            : renderTerminalRecord(result.record).trimEnd();
+        if (json)
+          writeJson(io, {
+            command: 'cyber',
+            status: 'failed',
+            exitCode: INTERRUPTED_EXIT_CODE,
+            interrupted: String(interruption.signal.reason),
+            transcript: result.transcriptPath,
+            ...(result.record === null
+              ? { failure: result.failure }
+              : { record: terminalRecordToJson(result.record) }),
+          });
+        else
+          io.stdout.write(
+            `interrupted by ${String(interruption.signal.reason)}; what the run observed while stopping:\n${restoration}\ntranscript: ${result.transcriptPath}\n`,
+          );
+        return INTERRUPTED_EXIT_CODE;
+      }
       if (result.record === null) {
         const failure = result.failure;
         const text = `cybernetic run: internal error in ${failure?.operation ?? 'an effect'}: ${failure?.error ?? 'unknown'}; restoration: ${JSON.stringify(failure?.restoration ?? null)}`;

@@ -22,6 +22,8 @@ export interface CandidatePatcherOptions {
   readonly silenceTimeoutMs?: number;
   /** Wait between TERM and KILL (default 10 000 ms). */
   readonly killGraceMs?: number;
+  /** Aborting kills the patcher's process group. */
+  readonly signal?: AbortSignal;
 }
 
 /** How one patcher run ended, as the host reports it (the working tree is observed separately). */
@@ -80,6 +82,7 @@ export async function runCandidatePatcher(options: CandidatePatcherOptions): Pro
     ...(options.timeoutMs === undefined ? {} : { overallTimeoutMs: options.timeoutMs }),
     ...(options.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: options.silenceTimeoutMs }),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const lingering = result.lingeringGroupMembers;
   if (lingering.length > 0 && result.pid !== null)

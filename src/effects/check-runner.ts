@@ -35,6 +35,8 @@ export interface CheckSetOptions {
   readonly silenceTimeoutMs?: number;
   /** Kill grace between TERM and KILL (default 10 000 ms). */
   readonly killGraceMs?: number;
+  /** Aborting kills the running check's process group; no further check starts. */
+  readonly signal?: AbortSignal;
 }
 
 /** Result of {@link runCheckSet}: one execution per check (what the pure core judges) and the evidence. */
@@ -94,6 +96,7 @@ export async function runCheckSet(options: CheckSetOptions): Promise<CheckSetRun
       ...(options.timeoutMs === undefined ? {} : { overallTimeoutMs: options.timeoutMs }),
       ...(options.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: options.silenceTimeoutMs }),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const tail = await tailOfFile(logPath, SIGNATURE_LINES);
     const signature = failureSignature(tail, [options.cwd, runDir]);

@@ -65,6 +65,12 @@ export interface CyberneticRunnerOptions {
   readonly onCandidate?: (attempt: CandidateAttempt) => void;
   /** The transcript's clock; default `new Date()`. */
   readonly now?: () => Date;
+  /**
+   * Interrupts the run (Ctrl-C): the running check or patcher's process group is killed, no
+   * further effect starts, and the scope is restored to its pre-run checkpoint; the run then ends
+   * as an effect failure whose message says it was interrupted.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What {@link runCyberneticLoop} returns. */
@@ -179,6 +185,11 @@ export function createCyberneticActors(
   const limits = {
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  // An interrupted run starts nothing more; the machine's failure path restores the checkpoint.
+  const unlessInterrupted = () => {
+    if (options.signal?.aborted) throw new CyberneticRunError('interrupted (the run was cancelled)');
   };
 
   return {
@@ -206,6 +217,7 @@ export function createCyberneticActors(
       }
     }),
     runChecks: fromPromise<RunChecksOutput, RunChecksInput>(async ({ input }) => {
+      unlessInterrupted();
       const run = await runCheckSet({
         checks: input.checks,
         run: input.run,
@@ -214,11 +226,13 @@ export function createCyberneticActors(
         ...limits,
         ...(options.checkTimeoutMs === undefined ? {} : { timeoutMs: options.checkTimeoutMs }),
       });
+      unlessInterrupted();
       evidence.set(input.run, evidenceLines(input.run, run.evidence));
       tailsByRun.set(input.run, new Map(run.evidence.map((item) => [item.name, item.tail])));
       return { executions: { ...run.executions } };
     }),
     applyCandidate: fromPromise<ApplyCandidateOutput, ApplyCandidateInput>(async ({ input }) => {
+      unlessInterrupted();
       watch ??= createOutsideScopeWatch(git, input.contract.scope);
       const dir = join(runDir, `candidate-${input.attempt}`);
       const before = await watch.observe();
@@ -235,6 +249,7 @@ export function createCyberneticActors(
         ...limits,
         ...(options.patcherTimeoutMs === undefined ? {} : { timeoutMs: options.patcherTimeoutMs }),
       });
+      unlessInterrupted();
       const after = await watch.observe();
       const outside = watch.changedBetween(before, after);
       const inside = (await (await loadCheckpoint(input.checkpoint)).diff()).map((d) => d.path);

@@ -4,7 +4,7 @@
  * byte-for-byte comparison of the scope with its pre-run state (pre-existing uncommitted edits
  * and untracked files included) and of everything outside the scope with its pre-run state.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -24,6 +24,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/commands.js';
 import { InputError } from '../../src/common/errors.js';
 import { parseTranscript } from '../../src/loop-protocol/transcript.js';
+import { bundledCyberCli } from '../support/cli-bundle.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -403,5 +404,46 @@ describe('loopchart cyber (end to end)', () => {
     const last = parsed.records.at(-1);
     expect(last?.decision).toBe('stop');
     expect(last?.terminalCheck).toMatchObject({ rule: 'restored', success: true });
+  });
+
+  it('interrupted (SIGINT): the running patcher is killed, the scope restored, exit 130', async () => {
+    const root = makeRepo();
+    const marks = mkdtempSync(join(tmpdir(), 'loopchart-interrupt-'));
+    // The patcher breaks the scope, says it is running (its pid), then waits far longer than the test.
+    const file = patcher(
+      root,
+      `printf "half-written\\n" > src/index/store.txt; echo $$ > "${join(marks, 'pid')}"; sleep 300`,
+    );
+    const before = treeState(root);
+    const cli = await bundledCyberCli();
+    const child = spawn(process.execPath, [cli, 'cyber', ...baseArgs(root, file, ['--budget', '2'])], {
+      env: GIT_ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    // Wait (bounded) until the patcher is running with the scope half-written.
+    const pidFile = join(marks, 'pid');
+    for (let i = 0; i < 600 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(pidFile), `patcher never started: ${stderr}`).toBe(true);
+    const patcherPid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(readFileSync(join(root, 'src/index/store.txt'), 'utf8')).toBe('half-written\n');
+
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain('SIGINT: stopping the running command and restoring the scope');
+    expect(JSON.parse(stdout)).toMatchObject({ command: 'cyber', exitCode: 130, interrupted: 'SIGINT' });
+    // The patcher's process is gone and the scope is byte for byte what it was; nothing outside changed.
+    expect(() => process.kill(patcherPid, 0)).toThrow();
+    expectUntouched({
+      run: { code: code ?? -1, stdout, stderr },
+      json: JSON.parse(stdout),
+      before,
+      after: treeState(root),
+    });
   });
 });

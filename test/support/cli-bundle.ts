@@ -43,3 +43,8 @@ export function bundledLoopCli(): Promise<string> {
 export function bundledScriptedChild(): Promise<string> {
   return bundle('scripted-child-entry.ts', 'scripted-child.mjs');
 }
+
+/** The absolute path of the bundled `loopchart cyber` (`node <path> cyber ...`). */
+export function bundledCyberCli(): Promise<string> {
+  return bundle('cyber-cli-entry.ts', 'cyber-cli.mjs');
+}

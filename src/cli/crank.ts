@@ -13,7 +13,7 @@ import { InputError, UsageError } from '../common/errors.js';
 import { createCrankRunner } from '../host/crank-runner.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './commands.js';
-import { EXIT_NOT_CONVERGED, reportCommandError, riskyOption } from './rpi.js';
+import { commandTimeout, EXIT_NOT_CONVERGED, reportCommandError, riskyOption } from './rpi.js';
 
 const HELP = `usage: loopchart crank --wave <wave.json> --implementer "<cmd>" --validator "<cmd>" [options]
 
@@ -26,6 +26,7 @@ Run RPI once per lane of the caller's wave, then the wave acceptance once, and r
   --plan <cmd>           every lane's Plan
   --risky auto|yes|no    risk declaration for every lane (default auto)
   --repo <dir>           the worktree (default the current directory)
+  --command-timeout <s>  kill any lane or acceptance command after <s> seconds (default: none)
   --transcript <file>    the wave's JSONL transcript (default under .git/loopchart/crank/<run id>/)
   --json                 print one JSON object
   -h, --help             this help
@@ -42,6 +43,7 @@ const OPTIONS = {
   risky: { type: 'string' },
   repo: { type: 'string' },
   transcript: { type: 'string' },
+  'command-timeout': { type: 'string' },
 } as const;
 
 async function readWave(path: string): Promise<unknown> {
@@ -80,6 +82,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       crossFamily: values['cross-family'] ?? null,
       plan: values.plan ?? null,
       risky: riskyOption('crank', values.risky),
+      ...commandTimeout('crank', values['command-timeout']),
       ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
       ...((io.stderr as { isTTY?: boolean }).isTTY
         ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }

@@ -31,6 +31,7 @@ Plan, Implement, a fresh Validate, then repair while the convergence law holds.
   --risky auto|yes|no    whether the change touches a risky surface (default auto: from the changed paths)
   --root <path>          a root of the subject (repeatable; default the whole worktree)
   --repo <dir>           the worktree (default the current directory)
+  --command-timeout <s>  kill a Plan, implementer or validator command after <s> seconds (default: none)
   --transcript <file>    the JSONL transcript (default under .git/loopchart/rpi/<run id>/)
   --json                 print one JSON object
   -h, --help             this help
@@ -90,7 +91,14 @@ const OPTIONS = {
   root: { type: 'string', multiple: true },
   repo: { type: 'string' },
   transcript: { type: 'string' },
+  'command-timeout': { type: 'string' },
 } as const;
+
+/** `--command-timeout <s>` as runner options; a value that is not a positive whole number is a usage error. */
+export function commandTimeout(command: string, value: string | undefined): { commandTimeoutMs?: number } {
+  if (value === undefined) return {};
+  return { commandTimeoutMs: integerOption(command, 'command-timeout', value, 0, 1) * 1000 };
+}
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   const json = args.includes('--json');
@@ -112,6 +120,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       intentRef: values['intent-ref'] ?? values.intent ?? null,
       repairRounds: integerOption('rpi', 'repair-rounds', values['repair-rounds'], 2),
       risky: riskyOption('rpi', values.risky),
+      ...commandTimeout('rpi', values['command-timeout']),
       ...(values.root === undefined ? {} : { roots: values.root }),
       ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
       ...((io.stderr as { isTTY?: boolean }).isTTY

@@ -14,6 +14,7 @@ import { validationLegSchema } from '../convergence/schemas.js';
 import { runChildCommand } from './child-process.js';
 import { CommandFailedError } from './command-error.js';
 import { lastLines } from './output-tail.js';
+import { signalGroup } from './process-group.js';
 
 /** Where and how one command runs. */
 export interface RpiCommandOptions {
@@ -25,6 +26,8 @@ export interface RpiCommandOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** File that receives the command's output (created with its directory). */
   readonly logPath: string;
+  /** Kill the command after this many ms (a stage then returned nothing; a validator fails). */
+  readonly timeoutMs?: number;
 }
 
 /** How a stage command (Plan, the implementer) ended. */
@@ -53,6 +56,7 @@ export async function runStageCommand(options: RpiCommandOptions): Promise<Stage
     cwd: options.cwd,
     logPath: options.logPath,
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.timeoutMs === undefined ? {} : { overallTimeoutMs: options.timeoutMs }),
   });
   if (run.outcome === 'spawn-error') {
     throw new CommandFailedError(
@@ -61,7 +65,12 @@ export async function runStageCommand(options: RpiCommandOptions): Promise<Stage
       run.error ?? 'could not be started',
     );
   }
-  const detail = run.exitCode !== null ? `exit ${run.exitCode}` : `signal ${run.signal ?? 'unknown'}`;
+  const detail =
+    run.outcome === 'timed-out'
+      ? `timed out after ${Math.round((options.timeoutMs ?? 0) / 1000)} s`
+      : run.exitCode !== null
+        ? `exit ${run.exitCode}`
+        : `signal ${run.signal ?? 'unknown'}`;
   return { done: run.exitCode === 0, exitCode: run.exitCode, detail, logPath: options.logPath };
 }
 
@@ -115,7 +124,9 @@ const MAX_VALIDATOR_OUTPUT = 16 * 1024 * 1024;
 export async function runValidatorCommand(
   options: ValidatorCommandOptions,
 ): Promise<Record<string, unknown>> {
-  const result = await execa('/bin/sh', ['-c', options.command], {
+  // The validator runs as its own process group so that a timeout ends everything it started:
+  // killing only the shell would leave its children holding stdout open.
+  const subprocess = execa('/bin/sh', ['-c', options.command], {
     shell: false,
     cwd: options.cwd,
     env: { ...options.env },
@@ -125,6 +136,18 @@ export async function runValidatorCommand(
     encoding: 'utf8',
     maxBuffer: MAX_VALIDATOR_OUTPUT,
     stripFinalNewline: false,
+    detached: true,
+  });
+  let timedOut = false;
+  const timer =
+    options.timeoutMs === undefined
+      ? null
+      : setTimeout(() => {
+          timedOut = true;
+          if (subprocess.pid !== undefined) signalGroup(subprocess.pid, 'SIGKILL');
+        }, options.timeoutMs);
+  const result = await subprocess.finally(() => {
+    if (timer !== null) clearTimeout(timer);
   });
   const stdout = typeof result.stdout === 'string' ? result.stdout : '';
   const stderr = typeof result.stderr === 'string' ? result.stderr : '';
@@ -137,6 +160,12 @@ export async function runValidatorCommand(
     }\n`,
   );
   const tail = lastLines([stderr, stdout].filter((s) => s.length > 0).join('\n'), 20);
+  if (timedOut)
+    throw new CommandFailedError(
+      'rpi.validator-timed-out',
+      { command: options.command, exitCode: null, signal: result.signal ?? null, outputTail: tail },
+      `timed out after ${Math.round((options.timeoutMs ?? 0) / 1000)} s without a verdict`,
+    );
   if (exitCode === null && result.signal === undefined) {
     throw new CommandFailedError(
       'rpi.command-failed',

@@ -47,6 +47,8 @@ export interface CrankRunnerOptions {
   readonly transcriptPath?: string;
   /** Extra environment for every command. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Kill any command (a lane's Plan, implementer or validator, an acceptance command) after this many ms (default: no limit). */
+  readonly commandTimeoutMs?: number;
   /** Called with one line per lane start and return, for people. */
   readonly onProgress?: (line: string) => void;
   readonly now?: () => Date;
@@ -151,6 +153,7 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
         base,
         runDir: dir,
         env: { ...options.env, LOOPCHART_LANE: lane.id },
+        ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
         ...(options.now === undefined ? {} : { now: options.now }),
       }).run();
       progress(`crank: lane ${lane.id} returned ${outcome.report?.status ?? outcome.terminal}`);
@@ -180,6 +183,7 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
         cwd: worktree,
         logDir: join(runDir, 'acceptance'),
         ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs }),
       });
       return {
         passed: result.passed,

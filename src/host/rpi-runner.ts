@@ -51,6 +51,8 @@ export interface RpiRunnerOptions {
   readonly roots?: readonly string[];
   /** The revision changes are measured against (default HEAD when the run starts). */
   readonly base?: string;
+  /** Kill any Plan, implementer or validator command after this many ms (default: no limit). */
+  readonly commandTimeoutMs?: number;
   /** The run's directory; default a fresh one under `<git dir>/loopchart/rpi/`. */
   readonly runDir?: string;
   /** The transcript file; default `<run dir>/transcript.jsonl`. */
@@ -133,6 +135,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
     LOOPCHART_RUN_DIR: runDir,
   };
   const roundDir = (round: number) => join(runDir, `round-${round}`);
+  const timeout = options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs };
   const actors = {
     plan: fromPromise<PlanOutcome, Record<string, never>>(async () => {
       const identity = { intentRef: intent.ref, acceptanceDigest: intent.digest };
@@ -142,6 +145,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
         cwd: worktree,
         env: commonEnv,
         logPath: join(runDir, 'plan.log'),
+        ...timeout,
       });
       return result.done
         ? { planned: true, ...identity }
@@ -157,6 +161,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
         cwd: worktree,
         env: { ...commonEnv, LOOPCHART_ROUND: String(input.round), LOOPCHART_FINDINGS: findingsPath },
         logPath: join(dir, input.round === 0 ? 'implement.log' : 'repair.log'),
+        ...timeout,
       });
       return { built: result.done, detail: result.done ? null : `the implementer ${result.detail}` };
     }),
@@ -188,6 +193,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       },
       logPath: join(roundDir(input.round), `validate-${input.leg}.log`),
       defaultFamily: family,
+      ...timeout,
     });
   }
 

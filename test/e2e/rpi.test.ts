@@ -356,6 +356,31 @@ describe('loopchart rpi', () => {
     );
   });
 
+  it('kills a validator that runs past --command-timeout: the run fails naming the timeout (exit 1)', async () => {
+    const run = await rpi('validator-timeout', { implement: [v('v1')], fresh: [{ status: 'PASS' }] }, [
+      '--validator',
+      'sleep 30',
+      '--command-timeout',
+      '1',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.json).toMatchObject({ command: 'rpi', exitCode: 1, terminal: 'failed' });
+    expect(JSON.stringify(run.json)).toContain('timed out after 1 s');
+  });
+
+  it('reports NOT_BUILT when the implementer runs past --command-timeout (exit 4)', async () => {
+    const run = await rpi('implementer-timeout', { implement: [v('v1')], fresh: [{ status: 'PASS' }] }, [
+      '--implementer',
+      'sleep 30',
+      '--command-timeout',
+      '1',
+    ]);
+    expect(run.code).toBe(4);
+    expect(run.json).toMatchObject({ terminal: 'not_built' });
+    expect(report(run).status).toBe('NOT_BUILT');
+    expect(JSON.stringify(run.json)).toContain('timed out after 1 s');
+  });
+
   it('rejects bad options with a usage error (exit 2)', async () => {
     let stdout = '';
     const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true } };

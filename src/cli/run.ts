@@ -49,7 +49,8 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --answer "<reply>"        the reply to the stop the run reaches
   --json                    print one JSON object with the result
 
-Exit codes: 0 finished, 3 stopped for a human, 2 invalid input, 1 internal error.
+Exit codes: 0 finished, 3 stopped for a human, 2 invalid input, 1 internal error, 130 interrupted
+(Ctrl-C or SIGTERM: the child is stopped and its dispatch recovered before the run ends).
 `;
 
 /** Parsed `run` arguments, as runner options. */
@@ -188,12 +189,32 @@ export const runCommand: CliCommand = {
     if (options.child === undefined)
       throw new UsageError('run: give the child command with --child "<command>"');
     const crash = crashHookFromEnvironment();
-    const result = await executeRun(
-      io,
-      { ...options, ...(crash === undefined ? {} : { onSideEffect: crash }) },
-      options.json,
-    );
-    reportRun(io, result, options.json);
-    return result.exitCode;
+    // Ctrl-C or SIGTERM stops a running child or gate (its whole process group), lets the
+    // interrupted dispatch be recovered and repaired, and ends the run before the next one (130).
+    const interruption = new AbortController();
+    const onSignal = (name: NodeJS.Signals) => {
+      if (interruption.signal.aborted) return;
+      io.stderr.write(`loopchart: ${name}: stopping the child; the run ends once its return is recorded\n`);
+      interruption.abort(name);
+    };
+    process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+    try {
+      const result = await executeRun(
+        io,
+        {
+          ...options,
+          ...(crash === undefined ? {} : { onSideEffect: crash }),
+          interrupt: interruption.signal,
+        },
+        options.json,
+      );
+      reportRun(io, result, options.json);
+      return interruption.signal.aborted ? INTERRUPTED_EXIT_CODE : result.exitCode;
+    } finally {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    }
   },
 };
+
+/** Exit code of a run interrupted by SIGINT or SIGTERM (128 + SIGINT, the shell's convention). */
+export const INTERRUPTED_EXIT_CODE = 130;

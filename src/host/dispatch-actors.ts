@@ -28,7 +28,7 @@ import {
   updateDispatchRecord,
   writeDispatchRecord,
 } from './dispatch-record.js';
-import { completedSideEffect, type HostSession } from './host-session.js';
+import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
 import { dispatchFolder } from './state-files.js';
 import { readWorktreeFile } from './worktree-view.js';
 
@@ -46,6 +46,7 @@ async function recordOf(session: HostSession, plan: DispatchPlan): Promise<Dispa
  */
 export function reserveDispatchActor(session: HostSession) {
   return fromPromise<Record<string, never>, { plan: DispatchPlan; ledgerPath: string }>(async ({ input }) => {
+    unlessInterrupted(session);
     const { git } = session;
     const { plan, ledgerPath } = input;
     const { worktree, specPath } = session.options;
@@ -158,7 +159,11 @@ export function dispatchChildActor(session: HostSession) {
       silenceTimeoutMs: session.options.silenceTimeoutMs,
       overallTimeoutMs: session.options.timeoutMs,
       killGraceMs: session.options.killGraceMs,
-      signal,
+      // Stopping the actor or interrupting the run stops the child's whole process group.
+      signal:
+        session.options.interrupt === undefined
+          ? signal
+          : AbortSignal.any([signal, session.options.interrupt]),
       onSpawned: async (spawned) => {
         await updateDispatchRecord(session.files, plan.iteration, (r) => ({
           ...r,
@@ -173,7 +178,12 @@ export function dispatchChildActor(session: HostSession) {
     if (run.pid !== null && run.lingeringGroupMembers.length > 0)
       await terminateGroup(run.pid, { graceMs: session.options.killGraceMs });
     const groupExited = run.pid === null || hasGroupExited(run.pid) === true;
-    const report = reportOfRun(run, await readFileIfExists(record.returnFile), session.options.timeoutMs);
+    const ran = reportOfRun(run, await readFileIfExists(record.returnFile), session.options.timeoutMs);
+    const interrupt = session.options.interrupt;
+    const report =
+      run.outcome === 'aborted' && interrupt?.aborted === true
+        ? { ...ran, dispatchError: `interrupted by ${String(interrupt.reason)}` }
+        : ran;
     const snapshot = await snapshotChanges(session.git);
     const childWrites = { head: snapshot.head, changes: [...snapshot.changes] };
     await updateDispatchRecord(session.files, plan.iteration, (r) => ({

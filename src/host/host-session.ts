@@ -7,7 +7,9 @@
  * does a resumed run. The observed facts only spare a second read of the same git objects within
  * one run (commits are immutable, so a parsed ledger per commit is cached by its SHA).
  */
+
 import type { ReviewResult } from '../../machines/loop-implementation.js';
+import { LoopchartError } from '../common/errors.js';
 import type { GitPort } from '../effects/git.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import type { CommitFact, Ledger } from '../gauntlet/types.js';
@@ -59,6 +61,30 @@ export interface HostOptions {
    * crash hook (LOOPCHART_CRASH_AFTER) uses it; it must not throw.
    */
   readonly onSideEffect?: (name: string, count: number) => void;
+  /**
+   * Interrupts the run (Ctrl-C): a running child or gate is stopped (its process group killed),
+   * the interrupted dispatch is recovered and repaired as usual, and no new dispatch or gate run
+   * starts afterwards (the run ends as failed with an {@link InterruptedRunError}).
+   */
+  readonly interrupt?: AbortSignal;
+}
+
+/** A run stopped on purpose (Ctrl-C, SIGTERM) before it could start another dispatch or gate run. */
+export class InterruptedRunError extends LoopchartError {
+  /** @param reason what interrupted the run, e.g. `SIGINT` */
+  constructor(reason: string) {
+    super('run.interrupted', `interrupted by ${reason}: no new dispatch or gate run was started`);
+  }
+}
+
+/**
+ * Throws {@link InterruptedRunError} when the run was interrupted: called by every actor that would
+ * start new work (a reservation, a gate run), never by recovery or repairs, so an interrupted
+ * dispatch is still made durable before the run ends.
+ */
+export function unlessInterrupted(session: HostSession): void {
+  const signal = session.options.interrupt;
+  if (signal?.aborted) throw new InterruptedRunError(String(signal.reason ?? 'an interrupt'));
 }
 
 /** A failed gate as last run, for the verification repair's task. */

@@ -105,6 +105,12 @@ export interface LoopRunnerOptions {
   readonly childEnv?: Readonly<Record<string, string>>;
   /** Extra environment for the runner's git processes. */
   readonly gitEnv?: Readonly<Record<string, string>>;
+  /**
+   * Aborting it interrupts the run (what `loopchart run` does on Ctrl-C or SIGTERM): a running
+   * child or gate is stopped, an interrupted dispatch is recovered and repaired as usual, and the
+   * run ends, status `failed` with code `run.interrupted`, before another dispatch or gate run.
+   */
+  readonly interrupt?: AbortSignal;
 }
 
 /** How a run ended. */
@@ -235,6 +241,7 @@ async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
     ...(options.reviewDiff === undefined ? {} : { reviewDiff: options.reviewDiff }),
     ...(options.conformanceReview === undefined ? {} : { conformanceReview: options.conformanceReview }),
     ...(options.onSideEffect === undefined ? {} : { onSideEffect: options.onSideEffect }),
+    ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
   };
   const session = await openHostSession(host, options.gitEnv === undefined ? {} : { env: options.gitEnv });
   try {

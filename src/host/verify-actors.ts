@@ -6,7 +6,7 @@ import { fromPromise } from 'xstate';
 import type { GateRun, ReviewResult } from '../../machines/loop-implementation.js';
 import { createLogDir, type Gate, runGateSet } from '../effects/gates.js';
 import type { Ledger } from '../gauntlet/types.js';
-import { completedSideEffect, type HostSession } from './host-session.js';
+import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
 
 /** Subject of the commit that records tracked changes a passing gate set produced (§6 A30). */
 export const VERIFICATION_CHANGES_SUBJECT = 'loop: verification changes';
@@ -32,13 +32,17 @@ export function gateSetOf(ledger: Ledger, extra: readonly string[]): Gate[] {
  */
 export function runGatesActor(session: HostSession) {
   return fromPromise<GateRun, { ledger: Ledger }>(async ({ input }) => {
+    unlessInterrupted(session);
     const { worktree, gates, ledgerPath } = session.options;
     session.logDir ??= await createLogDir(worktree);
     const result = await runGateSet({
       gates: gateSetOf(input.ledger, gates),
       cwd: worktree,
       logDir: session.logDir,
+      ...(session.options.interrupt === undefined ? {} : { signal: session.options.interrupt }),
     });
+    // A gate stopped by the interrupt is not a failed gate: end the run instead of repairing.
+    unlessInterrupted(session);
     if (!result.passed) {
       const gate = gateSetOf(input.ledger, gates).find((g) => g.index === result.index);
       const failure = {

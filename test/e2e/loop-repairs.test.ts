@@ -4,11 +4,19 @@
  * silence, non-DONE, dirty tree, zero and two commits), on real repositories with the scripted
  * child as a real child process.
  */
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Behaviour } from '../../src/host/child-script.js';
-import { cli, createLoopRepo, type LoopRepo, useGitTestEnvironment } from '../support/loop-repo.js';
+import { bundledLoopCli } from '../support/cli-bundle.js';
+import {
+  cli,
+  createLoopRepo,
+  GIT_TEST_ENV,
+  type LoopRepo,
+  useGitTestEnvironment,
+} from '../support/loop-repo.js';
 
 const repos: LoopRepo[] = [];
 beforeAll(() => useGitTestEnvironment());
@@ -78,6 +86,49 @@ describe('repairs', () => {
       /^pending: 1 \| home \| [0-9a-f]{40}\niteration: 2\nmiss: /,
     );
     expect(r.ledger()).toContain('| 1 | done | 2 | check one; passes now |');
+  });
+
+  it('on Ctrl-C stops the running child, records the interrupted dispatch as a repair, and exits 130', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [seedBoth],
+          '1': [{ do: 'silence' }, { do: 'done', evidence: 'check one; passes now' }],
+        },
+      },
+    });
+    const args = await r.runArgs('--allowance', '3');
+    const runner = spawn(process.execPath, [await bundledLoopCli(), 'run', ...args], {
+      env: { ...process.env, ...GIT_TEST_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    runner.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => runner.on('close', (code) => done(code)));
+    // Wait (bounded) until the silent child of row 1 (iteration 1) has been launched.
+    const record = join(r.dir, '.git', 'loopchart', 'dispatches', 'iteration-1', 'record.json');
+    const launched = () => existsSync(record) && /"pid":\s*\d+/.test(readFileSync(record, 'utf8'));
+    for (let i = 0; i < 600 && !launched(); i++) await new Promise((wake) => setTimeout(wake, 50));
+    expect(launched(), stderr).toBe(true);
+    const childPid = Number(/"pid":\s*(\d+)/.exec(readFileSync(record, 'utf8'))?.[1]);
+
+    runner.kill('SIGINT');
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain('SIGINT: stopping the child');
+    // The child's process group is gone, the interrupted attempt is durable, nothing else started.
+    expect(() => process.kill(childPid, 0)).toThrow();
+    expect(r.subjects()).toEqual(['loop: seed ledger', 'loop: seed evidence', 'loop: repair row 1']);
+    expect(r.ledger()).toContain(
+      '| 1 | failed | 1 | iteration 1: interrupted - dispatch error: interrupted by SIGINT |',
+    );
+    expect(r.ledger()).not.toContain('pending:');
+    expect(r.status()).toBe('');
+
+    // The next run resumes from disk and finishes the row.
+    const resumed = await cli('run', args);
+    expect(resumed.code).toBe(0);
+    expect(r.subjects().at(-1)).toBe('loop: row 1 done');
   });
 
   it('treats a spend recorded in the jobs file but dropped from the return as a miss, and keeps the record', async () => {

@@ -545,7 +545,11 @@ const loopSetup = setup({
       );
     },
     escalatedRound: ({ context }) => escalationDue(context),
-    modelMissing: ({ context }) => context.model === null,
+    /** `resolveImplModel` found neither a configured nor a main-loop model. */
+    modelUnresolved: ({ event }) => {
+      const model = (event as unknown as { output: { model: string | null } }).output.model;
+      return model === null || model.trim() === '';
+    },
     // resume of a dispatch in flight
     neverLaunched: ({ event }) =>
       (event as unknown as { output: DispatchRecovery }).output.launched === false,
@@ -602,6 +606,23 @@ const loopSetup = setup({
         actionRecords: distinctActionRecords([...context.actionRecords, ...(boundary.actionRecords ?? [])]),
       };
     }),
+    /** The escalated round is due but no model resolves: `Problem: escalationLoop.implModel unavailable`. */
+    stopMissingModel: assign(({ context }) => {
+      const outcome = rules(context);
+      return {
+        stop: { kind: 'missing-model' as const, row: outcome.kind === 'dispatch-row' ? outcome.row : 0 },
+        stopLedger: context.ledger,
+      };
+    }),
+    /** A verification repair is due but no model resolves: the verification stop, without a repair. */
+    stopMissingRepairModel: assign(({ context }) => ({
+      stop: {
+        kind: 'verification-failed' as const,
+        repairs: context.history.verificationRepairs,
+        problem: { kind: 'missing-model' as const },
+      },
+      stopLedger: context.ledger,
+    })),
     /** Holds the stop the ordered table chose (rule 2, the seed count, unreachable routing). */
     keepRuleStop: assign(({ context }) => ({ stop: ruleStop(context), stopLedger: context.ledger })),
     /**
@@ -1007,33 +1028,15 @@ export const loopImplementationMachine = loopSetup.createMachine({
             },
             onDone: [
               {
-                guard: ({ event }) => event.output.model === null || event.output.model.trim() === '',
+                guard: 'modelUnresolved',
                 target: '#loop-implementation.humanStop.missingModel',
-                actions: assign({
-                  stop: ({ context }) => {
-                    const outcome = rules(context);
-                    return {
-                      kind: 'missing-model' as const,
-                      row: outcome.kind === 'dispatch-row' ? outcome.row : 0,
-                    };
-                  },
-                  stopLedger: ({ context }) => context.ledger,
-                }),
+                actions: 'stopMissingModel',
               },
               { target: 'escalating', actions: assign({ model: ({ event }) => event.output.model }) },
             ],
             onError: {
               target: '#loop-implementation.humanStop.missingModel',
-              actions: assign({
-                stop: ({ context }) => {
-                  const outcome = rules(context);
-                  return {
-                    kind: 'missing-model' as const,
-                    row: outcome.kind === 'dispatch-row' ? outcome.row : 0,
-                  };
-                },
-                stopLedger: ({ context }) => context.ledger,
-              }),
+              actions: 'stopMissingModel',
             },
           },
         },
@@ -1474,17 +1477,10 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 input: () => ({ row: 'verify' as const }),
                 onDone: [
                   {
-                    guard: ({ event }) => event.output.model === null || event.output.model.trim() === '',
+                    guard: 'modelUnresolved',
                     target: '#loop-implementation.humanStop.verificationFailed',
                     description: 'no repair model',
-                    actions: assign(({ context }) => ({
-                      stop: {
-                        kind: 'verification-failed' as const,
-                        repairs: context.history.verificationRepairs,
-                        problem: { kind: 'missing-model' as const },
-                      },
-                      stopLedger: context.ledger,
-                    })),
+                    actions: 'stopMissingRepairModel',
                   },
                   {
                     target: 'reserving',
@@ -1501,14 +1497,7 @@ export const loopImplementationMachine = loopSetup.createMachine({
                 ],
                 onError: {
                   target: '#loop-implementation.humanStop.verificationFailed',
-                  actions: assign(({ context }) => ({
-                    stop: {
-                      kind: 'verification-failed' as const,
-                      repairs: context.history.verificationRepairs,
-                      problem: { kind: 'missing-model' as const },
-                    },
-                    stopLedger: context.ledger,
-                  })),
+                  actions: 'stopMissingRepairModel',
                 },
               },
             },

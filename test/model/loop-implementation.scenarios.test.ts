@@ -95,7 +95,7 @@ describe('§5 scenarios on the statechart', () => {
         (output(e).commits as unknown[]).length > 3
       );
     };
-    const stopped = walk([
+    const toVerificationStop: Step[] = [
       [
         'xstate.done.actor.inspectWorkspace',
         (e) =>
@@ -104,21 +104,14 @@ describe('§5 scenarios on the statechart', () => {
       settings,
       ['xstate.done.actor.refresh', closedAndSpent],
       ['xstate.done.actor.runGates', (e) => output(e).passed === false],
-    ]);
-    expect(stopped.value).toEqual({ humanStop: 'verificationFailed' });
-
-    const reopened = walk([
-      [
-        'xstate.done.actor.inspectWorkspace',
-        (e) =>
-          output(e).ledgerText !== null && output(e).savedLedgerText === null && output(e).porcelain === '',
-      ],
-      settings,
-      ['xstate.done.actor.refresh', closedAndSpent],
-      ['xstate.done.actor.runGates', (e) => output(e).passed === false],
+    ];
+    const reopen: Step[] = [
       ['human.amend', (e) => (e as { amendment?: { kind: string } }).amendment?.kind === 'reopen'],
       ['xstate.done.actor.commitReopen'],
-    ]);
+    ];
+    expect(walk(toVerificationStop).value).toEqual({ humanStop: 'verificationFailed' });
+
+    const reopened = walk([...toVerificationStop, ...reopen]);
     expect(reopened.value).toEqual({ humanStop: 'reopenedDuringVerify' });
     const { stop, stopLedger } = reopened.context;
     expect(stop).toEqual({ kind: 'reopened-during-verify', row: 1 });
@@ -130,19 +123,7 @@ describe('§5 scenarios on the statechart', () => {
       'Stopped: row 1 reopened by amendment during verify',
     );
 
-    const returned = walk([
-      [
-        'xstate.done.actor.inspectWorkspace',
-        (e) =>
-          output(e).ledgerText !== null && output(e).savedLedgerText === null && output(e).porcelain === '',
-      ],
-      settings,
-      ['xstate.done.actor.refresh', closedAndSpent],
-      ['xstate.done.actor.runGates', (e) => output(e).passed === false],
-      ['human.amend', (e) => (e as { amendment?: { kind: string } }).amendment?.kind === 'reopen'],
-      ['xstate.done.actor.commitReopen'],
-      ['human.return'],
-    ]);
+    const returned = walk([...toVerificationStop, ...reopen, ['human.return']]);
     expect(returned.value).toEqual({ implement: 'refreshing' });
   });
 });

@@ -129,6 +129,27 @@ export interface DispatchChildInput {
 }
 
 /**
+ * Records durably how a dispatch's child ended: its report and the changes it left (write
+ * provenance, compared again before any recovery resets the checkout).
+ */
+async function recordChildEnd(
+  session: HostSession,
+  plan: DispatchPlan,
+  report: ChildReport,
+  facts: { readonly groupExited: boolean; readonly launchUncertain?: boolean },
+): Promise<void> {
+  const snapshot = await snapshotChanges(session.git);
+  const childWrites = { head: snapshot.head, changes: [...snapshot.changes] };
+  await updateDispatchRecord(session.files, plan.iteration, (r) => ({
+    ...r,
+    ...facts,
+    finished: true,
+    result: report,
+    childWrites,
+  }));
+}
+
+/**
  * `dispatchChild`: runs the child command in the worktree as its own process group with
  * `LOOPCHART_TASK`, `LOOPCHART_RETURN` and `LOOPCHART_JOBS`, under the silence and overall limits.
  * The launch intent is recorded before spawn and the pid with its start identity right after, so
@@ -184,15 +205,7 @@ export function dispatchChildActor(session: HostSession) {
       run.outcome === 'aborted' && interrupt?.aborted === true
         ? { ...ran, dispatchError: `interrupted by ${String(interrupt.reason)}` }
         : ran;
-    const snapshot = await snapshotChanges(session.git);
-    const childWrites = { head: snapshot.head, changes: [...snapshot.changes] };
-    await updateDispatchRecord(session.files, plan.iteration, (r) => ({
-      ...r,
-      finished: true,
-      result: report,
-      groupExited,
-      childWrites,
-    }));
+    await recordChildEnd(session, plan, report, { groupExited });
     completedSideEffect(session, 'dispatchChild');
     return report;
   });
@@ -296,16 +309,10 @@ export function recoverDispatchActor(session: HostSession) {
     } else {
       report = { returned: returnedStatus(await readFileIfExists(record.returnFile)) };
     }
-    const snapshot = await snapshotChanges(session.git);
-    const childWrites = { head: snapshot.head, changes: [...snapshot.changes] };
-    await updateDispatchRecord(session.files, plan.iteration, (r) => ({
-      ...r,
-      finished: true,
-      result: report,
-      childWrites,
+    await recordChildEnd(session, plan, report, {
       launchUncertain: uncertain,
       groupExited: pid === null ? false : hasGroupExited(pid) === true,
-    }));
+    });
     completedSideEffect(session, 'recoverDispatch');
     return { launched: true, ...report };
   });

@@ -13,8 +13,8 @@ import type { PathStrategy, PathSuite } from '../graph/path-suite-schema.js';
 import { stateValueLabel } from '../graph/state-value-label.js';
 import { type NamedMachine, registeredMachine, registeredMachines } from '../viz/load-machine.js';
 import { parseCommandArgs } from './args.js';
+import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand, CliIo } from './commands.js';
-import { reportCommandFailure } from './viz.js';
 
 const STRATEGIES: readonly PathStrategy[] = ['transition-cover', 'shortest'];
 

@@ -7,12 +7,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { InputError, LoopchartError, UsageError } from '../common/errors.js';
+import { InputError, UsageError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
 import { finalReport } from '../loop-protocol/final-report.js';
 import { renderFinalReport } from '../loop-protocol/render-final-report.js';
 import { parseTranscript } from '../loop-protocol/transcript.js';
 import { parseCommandArgs } from './args.js';
+import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand } from './commands.js';
 
 /** Finding codes that make a transcript line unreadable (the others are kept as warnings). */
@@ -70,22 +71,7 @@ export const reportCommand: CliCommand = {
       else io.stdout.write(renderFinalReport(report));
       return 0;
     } catch (error) {
-      if (!values.json || !(error instanceof LoopchartError)) throw error;
-      const exitCode = error instanceof InputError ? 2 : 1;
-      io.stdout.write(
-        `${JSON.stringify(
-          {
-            command: 'report',
-            status: exitCode === 2 ? 'invalid' : 'failed',
-            exitCode,
-            error: { code: error.code, message: error.message, findings: error.findings },
-          },
-          null,
-          2,
-        )}\n`,
-      );
-      io.stderr.write(`loopchart: ${error.message}\n`);
-      return exitCode;
+      return reportCommandFailure(io, 'report', values.json, error);
     }
   },
 };

@@ -11,8 +11,8 @@ import { loadMachineModule, type NamedMachine } from '../viz/load-machine.js';
 import { serveViewer } from '../viz/viewer/serve.js';
 import { type TranscriptPage, transcriptViewerPage } from '../viz/viewer/transcript-page.js';
 import { integerOption, parseCommandArgs } from './args.js';
+import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand, CliIo } from './commands.js';
-import { reportCommandFailure } from './viz.js';
 
 const HELP = `usage: loopchart view <transcript.jsonl> [--out FILE.html] [--serve [--port N]]
                       [--machine module.js] [--json]

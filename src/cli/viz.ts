@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InputError, LoopchartError, UsageError } from '../common/errors.js';
+import { InputError, UsageError } from '../common/errors.js';
 import {
   type CoverageReport,
   coverageEntryFor,
@@ -21,6 +21,7 @@ import {
 } from '../viz/diagram-format.js';
 import { resolveMachineArguments } from '../viz/load-machine.js';
 import { parseCommandArgs } from './args.js';
+import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand, CliIo } from './commands.js';
 
 const HELP = `usage: loopchart viz [machine|module.js ...] [--format svg|dot|mermaid|json] [--out DIR]
@@ -39,33 +40,6 @@ double border.
 
 Exit codes: 0 drawn, 2 unknown machine, bad module, bad option or coverage file.
 `;
-
-/**
- * Reports a command's failure the way docs/cli.md says: `loopchart: <message>` on stderr and, with
- * `--json`, one JSON object on stdout. Errors that are not loopchart's own are rethrown so the
- * executable reports them as internal errors.
- *
- * @returns the exit code: 2 for invalid input, 1 otherwise
- */
-export function reportCommandFailure(io: CliIo, command: string, json: boolean, error: unknown): number {
-  if (!(error instanceof LoopchartError)) throw error;
-  const exitCode = error instanceof InputError ? 2 : 1;
-  if (json)
-    io.stdout.write(
-      `${JSON.stringify(
-        {
-          command,
-          status: exitCode === 2 ? 'invalid' : 'failed',
-          exitCode,
-          error: { code: error.code, message: error.message, findings: error.findings },
-        },
-        null,
-        2,
-      )}\n`,
-    );
-  io.stderr.write(`loopchart: ${error.message}\n`);
-  return exitCode;
-}
 
 /**
  * The formats named by `--format` values (repeated or comma-separated), in the order given,

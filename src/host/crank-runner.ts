@@ -5,7 +5,7 @@
  * Every lane and the wave write their own JSONL transcripts.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import {
   type AcceptanceResult,
@@ -23,8 +23,7 @@ import type { Lane, Wave } from '../crank/wave.js';
 import { parseWave } from '../crank/wave-input.js';
 import { runGateSet } from '../effects/gates.js';
 import { createGitPort } from '../effects/git.js';
-import { createRunDirectory } from '../effects/run-directory.js';
-import { createRpiRunner } from './rpi-runner.js';
+import { createRpiRunner, runPaths } from './rpi-runner.js';
 import { createTranscriptRecorder, type TranscriptFields, type TranscriptStep } from './transcript.js';
 
 /** What a host declares for one crank run. The repair bound comes from the wave, never from here. */
@@ -105,13 +104,7 @@ export function createCrankRunner(options: CrankRunnerOptions): CrankRunner {
 }
 
 async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankRunResult> {
-  const runDirectory = await createRunDirectory(resolve(options.repo), 'crank');
-  const worktree = runDirectory.worktree;
-  const runDir = options.runDir ? resolve(options.runDir) : runDirectory.path;
-  await mkdir(runDir, { recursive: true });
-  const transcriptPath = options.transcriptPath
-    ? resolve(options.transcriptPath)
-    : join(runDir, 'transcript.jsonl');
+  const { worktree, runDir, transcriptPath } = await runPaths(options, 'crank');
   const base = await createGitPort(worktree).revParseHead();
   const progress = options.onProgress ?? (() => {});
 

@@ -113,13 +113,7 @@ export function createRpiRunner(options: RpiRunnerOptions): RpiRunner {
 }
 
 async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: RiskDeclaration) {
-  const runDirectory = await createRunDirectory(resolve(options.repo), 'rpi');
-  const worktree = runDirectory.worktree;
-  const runDir = options.runDir ? resolve(options.runDir) : runDirectory.path;
-  await mkdir(runDir, { recursive: true });
-  const transcriptPath = options.transcriptPath
-    ? resolve(options.transcriptPath)
-    : join(runDir, 'transcript.jsonl');
+  const { worktree, runDir, transcriptPath } = await runPaths(options, 'rpi');
   const git = createGitPort(worktree);
   const base = options.base ?? (await git.revParseHead());
   const intent = await readIntent(worktree, options);
@@ -329,4 +323,21 @@ export function projectRpiTranscript(step: TranscriptStep): TranscriptFields {
     fields.decision = 'continue';
   }
   return fields;
+}
+
+/**
+ * The worktree, run directory and transcript of an RPI or crank run: the caller's choices, or a
+ * fresh `<git dir>/loopchart/<kind>/<run id>/` holding `transcript.jsonl`.
+ */
+export async function runPaths(
+  options: { readonly repo: string; readonly runDir?: string; readonly transcriptPath?: string },
+  kind: 'rpi' | 'crank',
+): Promise<{ worktree: string; runDir: string; transcriptPath: string }> {
+  const runDirectory = await createRunDirectory(resolve(options.repo), kind);
+  const runDir = options.runDir ? resolve(options.runDir) : runDirectory.path;
+  await mkdir(runDir, { recursive: true });
+  const transcriptPath = options.transcriptPath
+    ? resolve(options.transcriptPath)
+    : join(runDir, 'transcript.jsonl');
+  return { worktree: runDirectory.worktree, runDir, transcriptPath };
 }

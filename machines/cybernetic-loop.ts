@@ -180,6 +180,11 @@ function errorText(error: unknown): string {
   return String(error);
 }
 
+/** An effect failure observed before any restoration ran. */
+function effectFailed(operation: string, error: unknown): EffectFailure {
+  return { operation, error: errorText(error), restoration: null };
+}
+
 /** Every frozen check reported as not executed, with the runner's error as the reason. */
 function notExecuted(contract: RunContract, reason: string): Record<string, CheckExecution> {
   return Object.fromEntries(
@@ -323,11 +328,7 @@ export const cyberneticLoopMachine = setup({
         onError: {
           target: 'failed',
           actions: assign({
-            failure: ({ event }) => ({
-              operation: 'echoContract',
-              error: errorText(event.error),
-              restoration: null,
-            }),
+            failure: ({ event }) => effectFailed('echoContract', event.error),
           }),
         },
       },
@@ -443,11 +444,7 @@ export const cyberneticLoopMachine = setup({
             onError: {
               target: '#cybernetic-loop.abandoning',
               actions: assign({
-                failure: ({ event }) => ({
-                  operation: 'applyCandidate',
-                  error: errorText(event.error),
-                  restoration: null,
-                }),
+                failure: ({ event }) => effectFailed('applyCandidate', event.error),
               }),
             },
           },
@@ -536,11 +533,7 @@ export const cyberneticLoopMachine = setup({
             onError: {
               target: '#cybernetic-loop.abandoning',
               actions: assign({
-                failure: ({ event }) => ({
-                  operation: 'retainCandidate',
-                  error: errorText(event.error),
-                  restoration: null,
-                }),
+                failure: ({ event }) => effectFailed('retainCandidate', event.error),
               }),
             },
           },
@@ -561,11 +554,7 @@ export const cyberneticLoopMachine = setup({
             onError: {
               target: '#cybernetic-loop.abandoning',
               actions: assign({
-                failure: ({ event }) => ({
-                  operation: 'revertCandidate',
-                  error: errorText(event.error),
-                  restoration: null,
-                }),
+                failure: ({ event }) => effectFailed('revertCandidate', event.error),
               }),
             },
           },

@@ -16,6 +16,7 @@ import { runCli } from '../../src/cli/commands.js';
 import { shellQuote } from '../../src/cli/demo.js';
 import { toMermaid } from '../../src/viz/mermaid.js';
 import { bundledScriptedChild } from '../support/cli-bundle.js';
+import { stringSinks } from '../support/string-sinks.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -42,17 +43,6 @@ describe.runIf(!available && required)('browser', () => {
     expect.fail(`${CHROMIUM} is missing; install Debian's chromium package`);
   });
 });
-
-function sinks() {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: { write: (chunk: string) => (out.stdout += chunk) },
-      stderr: { write: (chunk: string) => (out.stderr += chunk) },
-    },
-  };
-}
 
 interface RecordLine {
   machine: string;
@@ -88,7 +78,7 @@ describe.runIf(available)('run viewer in headless Chromium', () => {
     ]
       .map(shellQuote)
       .join(' ');
-    const demo = sinks();
+    const demo = stringSinks();
     const demoCode = await runCli(['demo', '--dir', repository, '--child', child], demo.io);
     expect(demoCode, demo.out.stderr).toBe(0);
     const transcript = /^transcript: (.+)$/m.exec(demo.out.stdout)?.[1];
@@ -98,7 +88,7 @@ describe.runIf(available)('run viewer in headless Chromium', () => {
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as RecordLine);
     html = join(dir, 'run.html');
-    const { io, out } = sinks();
+    const { io, out } = stringSinks();
     const code = await runCli(['view', transcript, '--out', html], io);
     expect(code, out.stderr).toBe(0);
     context = await chromium.launchPersistentContext(join(dir, 'profile'), {

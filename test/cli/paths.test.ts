@@ -12,20 +12,10 @@ import { models } from '../../src/graph/models/index.js';
 import { type PathSuite, pathSuiteSchema } from '../../src/graph/path-suite-schema.js';
 import { enumerateStates } from '../../src/graph/states.js';
 import { enumerateTransitions } from '../../src/graph/transitions.js';
-
-function sinks() {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: { write: (chunk: string) => (out.stdout += chunk) },
-      stderr: { write: (chunk: string) => (out.stderr += chunk) },
-    },
-  };
-}
+import { stringSinks } from '../support/string-sinks.js';
 
 async function paths(...args: string[]) {
-  const { io, out } = sinks();
+  const { io, out } = stringSinks();
   const code = await runCli(['paths', ...args], io);
   return { code, ...out };
 }

@@ -7,20 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/commands.js';
 import { runView } from '../../src/cli/view.js';
 import { writePathTranscript } from '../browser/path-transcript.js';
-
-function sinks() {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: { write: (chunk: string) => (out.stdout += chunk) },
-      stderr: { write: (chunk: string) => (out.stderr += chunk) },
-    },
-  };
-}
+import { stringSinks } from '../support/string-sinks.js';
 
 async function view(...args: string[]) {
-  const { io, out } = sinks();
+  const { io, out } = stringSinks();
   const code = await runCli(['view', ...args], io);
   return { code, ...out };
 }
@@ -148,7 +138,7 @@ describe('loopchart view', () => {
     it('serves the page on 127.0.0.1, rebuilt on reload, until stopped', async () => {
       const served = join(dir, 'served.jsonl');
       await writeFile(served, `${lines.join('\n')}\n`);
-      const { io, out } = sinks();
+      const { io, out } = stringSinks();
       const stop = new AbortController();
       let listening: (url: string) => void = () => {};
       const url = new Promise<string>((resolve) => {
@@ -185,7 +175,7 @@ describe('loopchart view', () => {
     });
 
     it('names a port that is in use (exit 2)', async () => {
-      const { io, out } = sinks();
+      const { io, out } = stringSinks();
       const stop = new AbortController();
       let listening: (url: string) => void = () => {};
       const url = new Promise<string>((resolve) => {

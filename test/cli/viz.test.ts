@@ -12,20 +12,10 @@ import { transitionCoverage } from '../../src/graph/coverage.js';
 import { coverageReportJson } from '../../src/graph/coverage-report.js';
 import { enumerateStates } from '../../src/graph/states.js';
 import { enumerateTransitions } from '../../src/graph/transitions.js';
-
-function sinks() {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: { write: (chunk: string) => (out.stdout += chunk) },
-      stderr: { write: (chunk: string) => (out.stderr += chunk) },
-    },
-  };
-}
+import { stringSinks } from '../support/string-sinks.js';
 
 async function viz(...args: string[]) {
-  const { io, out } = sinks();
+  const { io, out } = stringSinks();
   const code = await runCli(['viz', ...args], io);
   return { code, ...out };
 }

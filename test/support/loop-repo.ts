@@ -12,9 +12,10 @@ import type { CliCommand } from '../../src/cli/commands.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { runCommand } from '../../src/cli/run.js';
 import { statusCommand } from '../../src/cli/status.js';
-import { InputError, LoopchartError } from '../../src/common/errors.js';
+import { InputError } from '../../src/common/errors.js';
 import type { ChildScript } from '../../src/host/child-script.js';
 import { bundledLoopCli, bundledScriptedChild } from './cli-bundle.js';
+import { stringSinks } from './string-sinks.js';
 
 /** Git settings for every git process of a test: an identity, no user or system config, no signing. */
 export const GIT_TEST_ENV: Record<string, string> = {
@@ -151,20 +152,15 @@ export async function cli(
   name: 'run' | 'status' | 'check' | 'demo',
   args: readonly string[],
 ): Promise<CliOutcome> {
-  let stdout = '';
-  let stderr = '';
-  const io = {
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-  };
+  const { io, out } = stringSinks();
   const command = COMMANDS[name] as CliCommand;
   try {
     const code = await command.run(args, io);
-    return { code, stdout, stderr };
+    return { code, ...out };
   } catch (error) {
-    stderr += `loopchart: ${error instanceof Error ? error.message : String(error)}\n`;
-    const code = error instanceof InputError ? 2 : error instanceof LoopchartError ? 1 : 1;
-    return { code, stdout, stderr };
+    out.stderr += `loopchart: ${error instanceof Error ? error.message : String(error)}\n`;
+    const code = error instanceof InputError ? 2 : 1;
+    return { code, ...out };
   }
 }
 

@@ -15,6 +15,7 @@ export * from '../machines/rpi.js';
 // Shared
 export * from './common/errors.js';
 export * from './common/finding.js';
+export type { JsonValue } from './common/json-value.js';
 // RPI under the convergence law, crank, the cybernetic loop, the loop protocol: pure cores
 export * from './convergence/index.js';
 export * from './crank/index.js';
@@ -58,7 +59,6 @@ export * from './graph/coverage-format.js';
 export * from './graph/coverage-report.js';
 export * from './graph/coverage-report-schema.js';
 export * from './graph/errors.js';
-export type { JsonValue } from './graph/json-value.js';
 export type { TransitionKind } from './graph/labels.js';
 export * from './graph/machine-model.js';
 export { models } from './graph/models/index.js';

@@ -1,13 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/** A value canonical JSON can hold. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+import type { JsonValue } from '../common/json-value.js';
 
 /**
  * Canonical JSON: object keys sorted by code point at every depth, no whitespace (`,` and `:`

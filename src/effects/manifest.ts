@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError } from '../common/errors.js';
-import { canonicalJson, compareCodePoints, type JsonValue, sha256Hex } from './canonical-json.js';
+import type { JsonValue } from '../common/json-value.js';
+import { canonicalJson, compareCodePoints, sha256Hex } from './canonical-json.js';
 import type { GitPort } from './git.js';
 
 /** One path of a subject manifest. */

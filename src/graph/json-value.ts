@@ -1,11 +1,4 @@
-/** A value that survives `JSON.stringify` and `JSON.parse` unchanged. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+import type { JsonValue } from '../common/json-value.js';
 
 /**
  * Whether `value` is plain JSON: no `undefined`, functions, class instances (Error, Date, Map),

@@ -1,7 +1,8 @@
 import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, SnapshotFrom } from 'xstate';
 import { type Finding, finding } from '../common/finding.js';
+import type { JsonValue } from '../common/json-value.js';
 import { MachineModelError } from './errors.js';
-import { isJsonValue, type JsonValue } from './json-value.js';
+import { isJsonValue } from './json-value.js';
 import { transitionKindOf } from './labels.js';
 import { stateNodesInDocumentOrder } from './state-nodes.js';
 

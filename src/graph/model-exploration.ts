@@ -8,8 +8,9 @@ import type {
   Snapshot,
 } from 'xstate';
 import { finding } from '../common/finding.js';
+import type { JsonValue } from '../common/json-value.js';
 import { MachineModelError, PathGenerationError } from './errors.js';
-import { isJsonValue, type JsonValue } from './json-value.js';
+import { isJsonValue } from './json-value.js';
 import {
   checkPayloads,
   DEFAULT_MAX_STATES,

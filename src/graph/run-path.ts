@@ -9,10 +9,10 @@ import {
 } from 'xstate';
 import { InputError } from '../common/errors.js';
 import { finding } from '../common/finding.js';
+import type { JsonValue } from '../common/json-value.js';
 import { type ControlledInvocation, createControlledActors } from './controlled-actors.js';
 import { type CollectedCoverage, type CoverageCollector, createCoverageCollector } from './coverage.js';
 import { PathRunError } from './errors.js';
-import type { JsonValue } from './json-value.js';
 import { actorIdOf } from './labels.js';
 import type { MachineModel } from './machine-model.js';
 import type { ModelStateJson, PathStep, SuitePath } from './path-suite-schema.js';

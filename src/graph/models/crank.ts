@@ -5,8 +5,8 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { type CrankContext, crankMachine, type LaneReturn } from '../../../machines/crank.js';
+import type { JsonValue } from '../../common/json-value.js';
 import type { Wave } from '../../crank/wave.js';
-import type { JsonValue } from '../json-value.js';
 import { defineMachineModel } from '../machine-model.js';
 
 type CrankSnapshot = SnapshotFrom<typeof crankMachine>;

@@ -9,9 +9,9 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { cyberneticLoopMachine } from '../../../machines/cybernetic-loop.js';
+import type { JsonValue } from '../../common/json-value.js';
 import type { CheckExecution } from '../../cybernetic/check.js';
 import { pathsOutsideScope } from '../../cybernetic/scope.js';
-import type { JsonValue } from '../json-value.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 
 type Snapshot = SnapshotFrom<typeof cyberneticLoopMachine>;

@@ -16,10 +16,10 @@ import {
   rulesOutcome,
   verificationOutcomeOf,
 } from '../../../machines/loop-implementation.js';
+import type { JsonValue } from '../../common/json-value.js';
 import { formatChildBody } from '../../gauntlet/commits.js';
 import type { DispatchPlan } from '../../gauntlet/dispatch.js';
 import { serializeLedger } from '../../gauntlet/ledger.js';
-import type { JsonValue } from '../json-value.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 import {
   BASE,

@@ -10,8 +10,8 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { loopProtocolMachine } from '../../../machines/loop-protocol.js';
+import type { JsonValue } from '../../common/json-value.js';
 import { completeEntryContract } from '../../loop-protocol/infer-or-stop.js';
-import type { JsonValue } from '../json-value.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 
 type Snapshot = SnapshotFrom<typeof loopProtocolMachine>;

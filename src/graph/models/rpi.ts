@@ -6,7 +6,7 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { type RpiContext, rpiMachine } from '../../../machines/rpi.js';
-import type { JsonValue } from '../json-value.js';
+import type { JsonValue } from '../../common/json-value.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 
 type RpiSnapshot = SnapshotFrom<typeof rpiMachine>;

@@ -11,9 +11,14 @@ export interface CliCommand {
   readonly name: string;
   /** One line for `loopchart help`. */
   readonly summary: string;
+  /**
+   * Runs the command and returns its exit code. A failure is thrown as a named error (InputError
+   * for bad input); `runCli` reports it, so a command never formats its own failure.
+   */
   run(args: readonly string[], io: CliIo): Promise<number>;
 }
 
+import { reportCommandFailure } from './command-failure.js';
 import { COMMANDS as commands } from './registry.js';
 
 function usage(): string {
@@ -30,7 +35,10 @@ function usage(): string {
   ].join('\n');
 }
 
-/** Runs the CLI with `args` (without node and the script path) and returns the exit code. */
+/**
+ * Runs the CLI with `args` (without node and the script path) and returns the exit code. A
+ * command's failure is reported here, once for every command (see reportCommandFailure).
+ */
 export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = args;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
@@ -42,8 +50,19 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     return 0;
   }
   const command = commands.find((c) => c.name === name);
-  if (!command) throw new UsageError(`unknown command "${name}"; run \`loopchart help\``);
-  return command.run(rest, io);
+  const json = rest.includes('--json');
+  if (!command)
+    return reportCommandFailure(
+      io,
+      name,
+      json,
+      new UsageError(`unknown command "${name}"; run \`loopchart help\``),
+    );
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    return reportCommandFailure(io, command.name, json, error);
+  }
 }
 
 declare const __LOOPCHART_VERSION__: string | undefined;

@@ -13,7 +13,7 @@ import { InputError, UsageError } from '../common/errors.js';
 import { createCrankRunner } from '../host/crank-runner.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './commands.js';
-import { commandTimeout, EXIT_NOT_CONVERGED, reportCommandError, riskyOption } from './rpi.js';
+import { commandTimeout, EXIT_NOT_CONVERGED, riskyOption } from './rpi.js';
 
 const HELP = `usage: loopchart crank --wave <wave.json> --implementer "<cmd>" --validator "<cmd>" [options]
 
@@ -64,81 +64,73 @@ async function readWave(path: string): Promise<unknown> {
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const json = args.includes('--json');
-  try {
-    const { values } = parseCommandArgs('crank', args, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
-    if (values.wave === undefined) throw new UsageError('crank: --wave <file> is required');
-    if (values.implementer === undefined) throw new UsageError('crank: --implementer "<cmd>" is required');
-    if (values.validator === undefined) throw new UsageError('crank: --validator "<cmd>" is required');
-    const runner = createCrankRunner({
-      repo: resolve(values.repo ?? '.'),
-      wave: await readWave(resolve(values.wave)),
-      implementer: values.implementer,
-      validator: values.validator,
-      crossFamily: values['cross-family'] ?? null,
-      plan: values.plan ?? null,
-      risky: riskyOption('crank', values.risky),
-      ...commandTimeout('crank', values['command-timeout']),
-      ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
-      ...((io.stderr as { isTTY?: boolean }).isTTY
-        ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }
-        : {}),
-    });
-    const { evidence, terminal, transcriptPath } = await runner.run();
-    const lanesPass = evidence.lanes.every((lane) => lane.status === 'PASS');
-    const exitCode =
-      terminal === 'acceptance_failed'
-        ? 1
-        : lanesPass && evidence.acceptance?.passed
-          ? 0
-          : EXIT_NOT_CONVERGED;
-    if (json) {
-      io.stdout.write(
-        `${JSON.stringify({
-          command: 'crank',
-          status: exitCode === 1 ? 'failed' : 'finished',
-          exitCode,
-          terminal,
-          lanes: evidence.lanes,
-          acceptance: evidence.acceptance,
-          failure: evidence.failure,
-          conflicts: evidence.conflicts,
-          startOrder: evidence.startOrder,
-          transcript: transcriptPath,
-        })}\n`,
-      );
-    } else {
-      const lines = evidence.lanes.map((lane) => {
-        const open = lane.openFindings.map((f) => f.id);
-        const what = lane.status ?? `no report (${lane.error?.code ?? 'unknown'})`;
-        return `  lane ${lane.id}: ${what}${lane.stopReason ? ` (${lane.stopReason})` : ''}, open findings: ${
-          open.length > 0 ? open.join(', ') : 'none'
-        }, subject ${lane.subjectDigest ?? 'none'}`;
-      });
-      const acceptance =
-        evidence.acceptance === null
-          ? `not run: ${evidence.failure?.message ?? 'unknown'}`
-          : evidence.acceptance.passed
-            ? 'passed'
-            : `failed: ${evidence.acceptance.failure?.command} exit ${evidence.acceptance.failure?.exitCode} (${evidence.acceptance.failure?.logPath})`;
-      io.stdout.write(
-        [
-          `crank: ${evidence.lanes.length} lanes`,
-          ...lines,
-          `wave acceptance: ${acceptance}`,
-          `transcript: ${transcriptPath}`,
-          '',
-        ].join('\n'),
-      );
-    }
-    return exitCode;
-  } catch (error) {
-    return reportCommandError('crank', error, json, io);
+  const { values } = parseCommandArgs('crank', args, OPTIONS);
+  const json = values.json;
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
   }
+  if (values.wave === undefined) throw new UsageError('crank: --wave <file> is required');
+  if (values.implementer === undefined) throw new UsageError('crank: --implementer "<cmd>" is required');
+  if (values.validator === undefined) throw new UsageError('crank: --validator "<cmd>" is required');
+  const runner = createCrankRunner({
+    repo: resolve(values.repo ?? '.'),
+    wave: await readWave(resolve(values.wave)),
+    implementer: values.implementer,
+    validator: values.validator,
+    crossFamily: values['cross-family'] ?? null,
+    plan: values.plan ?? null,
+    risky: riskyOption('crank', values.risky),
+    ...commandTimeout('crank', values['command-timeout']),
+    ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
+    ...((io.stderr as { isTTY?: boolean }).isTTY
+      ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }
+      : {}),
+  });
+  const { evidence, terminal, transcriptPath } = await runner.run();
+  const lanesPass = evidence.lanes.every((lane) => lane.status === 'PASS');
+  const exitCode =
+    terminal === 'acceptance_failed' ? 1 : lanesPass && evidence.acceptance?.passed ? 0 : EXIT_NOT_CONVERGED;
+  if (json) {
+    io.stdout.write(
+      `${JSON.stringify({
+        command: 'crank',
+        status: exitCode === 1 ? 'failed' : 'finished',
+        exitCode,
+        terminal,
+        lanes: evidence.lanes,
+        acceptance: evidence.acceptance,
+        failure: evidence.failure,
+        conflicts: evidence.conflicts,
+        startOrder: evidence.startOrder,
+        transcript: transcriptPath,
+      })}\n`,
+    );
+  } else {
+    const lines = evidence.lanes.map((lane) => {
+      const open = lane.openFindings.map((f) => f.id);
+      const what = lane.status ?? `no report (${lane.error?.code ?? 'unknown'})`;
+      return `  lane ${lane.id}: ${what}${lane.stopReason ? ` (${lane.stopReason})` : ''}, open findings: ${
+        open.length > 0 ? open.join(', ') : 'none'
+      }, subject ${lane.subjectDigest ?? 'none'}`;
+    });
+    const acceptance =
+      evidence.acceptance === null
+        ? `not run: ${evidence.failure?.message ?? 'unknown'}`
+        : evidence.acceptance.passed
+          ? 'passed'
+          : `failed: ${evidence.acceptance.failure?.command} exit ${evidence.acceptance.failure?.exitCode} (${evidence.acceptance.failure?.logPath})`;
+    io.stdout.write(
+      [
+        `crank: ${evidence.lanes.length} lanes`,
+        ...lines,
+        `wave acceptance: ${acceptance}`,
+        `transcript: ${transcriptPath}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  return exitCode;
 }
 
 /** The `loopchart crank` command. */

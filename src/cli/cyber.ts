@@ -6,7 +6,7 @@
  * running command is stopped and the scope restored to its checkpoint).
  */
 import { resolve } from 'node:path';
-import { InputError, LoopchartError, UsageError } from '../common/errors.js';
+import { UsageError } from '../common/errors.js';
 import { renderRunContract } from '../cybernetic/render-run-contract.js';
 import { renderTerminalRecord, terminalRecordToJson } from '../cybernetic/render-terminal-record.js';
 import type { CheckRequest } from '../cybernetic/run-input.js';
@@ -127,113 +127,100 @@ export const cyberCommand: CliCommand = {
       return 0;
     }
     const json = values.json;
-    try {
-      if (values.patcher === undefined || values.patcher.trim() === '')
-        throw new UsageError('cyber: --patcher "<cmd>" is required (it proposes the candidate patches)');
-      const checkTimeoutMs = seconds('check-timeout', values['check-timeout']);
-      const patcherTimeoutMs = seconds('patcher-timeout', values['patcher-timeout']);
-      const worktree = await resolveWorktreeRoot(values.cwd ?? process.cwd());
-      // Human-readable progress goes to stdout, or to stderr when stdout carries the JSON.
-      const progress = json ? io.stderr : io.stdout;
-      // Ctrl-C or a termination request ends the running check or patcher and restores the scope
-      // to its checkpoint before the command exits (130): an interrupted run keeps no candidate.
-      const interruption = new AbortController();
-      const onSignal = (name: NodeJS.Signals) => {
-        if (interruption.signal.aborted) return;
-        io.stderr.write(`loopchart: ${name}: stopping the running command and restoring the scope\n`);
-        interruption.abort(name);
-      };
-      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
-      const result = await runCyberneticLoop({
-        signal: interruption.signal,
-        worktree,
-        request: requestOf(values),
-        patcher: values.patcher,
-        ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
-        ...(checkTimeoutMs === undefined ? {} : { checkTimeoutMs }),
-        ...(patcherTimeoutMs === undefined ? {} : { patcherTimeoutMs }),
-        onContract: (contract) => progress.write(`${renderRunContract(contract)}\n`),
-        onBaseline: (run) =>
-          progress.write(`baseline (run 0): ${run.results.map(describeCheckResult).join('; ')}\n`),
-        onCandidate: (attempt) => {
-          const decision =
-            attempt.decision.decision === 'keep'
-              ? `kept (now passing: ${attempt.decision.newlyPassing.join(', ')})`
-              : `reverted (candidate-regression, ${attempt.decision.cause})`;
-          const verdict =
-            attempt.verdict.kind === 'stop' ? `stop: ${attempt.verdict.stopClass}` : attempt.verdict.kind;
-          progress.write(
-            [
-              `candidate ${attempt.attempt} [${attempt.patch.id}] aiming at ${attempt.patch.target}: ${attempt.patch.summary}`,
-              `  changed: ${attempt.patch.paths.join(', ') || '(nothing)'}`,
-              `  results (run ${attempt.run.run}): ${attempt.run.results.map(describeCheckResult).join('; ')}`,
-              `  ${decision}; budget spent ${attempt.budgetSpent}; verdict: ${verdict}`,
-              '',
-            ].join('\n'),
-          );
-        },
-      }).finally(() => {
-        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-      });
-      if (interruption.signal.aborted) {
-        const restoration =
-          result.record === null
-            ? JSON.stringify(result.failure?.restoration ?? null)
-            : renderTerminalRecord(result.record).trimEnd();
-        if (json)
-          writeJson(io, {
-            command: 'cyber',
-            status: 'failed',
-            exitCode: INTERRUPTED_EXIT_CODE,
-            interrupted: String(interruption.signal.reason),
-            transcript: result.transcriptPath,
-            ...(result.record === null
-              ? { failure: result.failure }
-              : { record: terminalRecordToJson(result.record) }),
-          });
-        else
-          io.stdout.write(
-            `interrupted by ${String(interruption.signal.reason)}; what the run observed while stopping:\n${restoration}\ntranscript: ${result.transcriptPath}\n`,
-          );
-        return INTERRUPTED_EXIT_CODE;
-      }
-      if (result.record === null) {
-        const failure = result.failure;
-        const text = `cybernetic run: internal error in ${failure?.operation ?? 'an effect'}: ${failure?.error ?? 'unknown'}; restoration: ${JSON.stringify(failure?.restoration ?? null)}`;
-        if (json)
-          writeJson(io, {
-            command: 'cyber',
-            status: 'failed',
-            exitCode: 1,
-            transcript: result.transcriptPath,
-            failure,
-          });
-        else io.stdout.write(`${text}\ntranscript: ${result.transcriptPath}\n`);
-        io.stderr.write(`loopchart: ${text}\n`);
-        return 1;
-      }
-      const exitCode = CYBER_EXIT_CODES[result.record.status];
+    if (values.patcher === undefined || values.patcher.trim() === '')
+      throw new UsageError('cyber: --patcher "<cmd>" is required (it proposes the candidate patches)');
+    const checkTimeoutMs = seconds('check-timeout', values['check-timeout']);
+    const patcherTimeoutMs = seconds('patcher-timeout', values['patcher-timeout']);
+    const worktree = await resolveWorktreeRoot(values.cwd ?? process.cwd());
+    // Human-readable progress goes to stdout, or to stderr when stdout carries the JSON.
+    const progress = json ? io.stderr : io.stdout;
+    // Ctrl-C or a termination request ends the running check or patcher and restores the scope
+    // to its checkpoint before the command exits (130): an interrupted run keeps no candidate.
+    const interruption = new AbortController();
+    const onSignal = (name: NodeJS.Signals) => {
+      if (interruption.signal.aborted) return;
+      io.stderr.write(`loopchart: ${name}: stopping the running command and restoring the scope\n`);
+      interruption.abort(name);
+    };
+    process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+    const result = await runCyberneticLoop({
+      signal: interruption.signal,
+      worktree,
+      request: requestOf(values),
+      patcher: values.patcher,
+      ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
+      ...(checkTimeoutMs === undefined ? {} : { checkTimeoutMs }),
+      ...(patcherTimeoutMs === undefined ? {} : { patcherTimeoutMs }),
+      onContract: (contract) => progress.write(`${renderRunContract(contract)}\n`),
+      onBaseline: (run) =>
+        progress.write(`baseline (run 0): ${run.results.map(describeCheckResult).join('; ')}\n`),
+      onCandidate: (attempt) => {
+        const decision =
+          attempt.decision.decision === 'keep'
+            ? `kept (now passing: ${attempt.decision.newlyPassing.join(', ')})`
+            : `reverted (candidate-regression, ${attempt.decision.cause})`;
+        const verdict =
+          attempt.verdict.kind === 'stop' ? `stop: ${attempt.verdict.stopClass}` : attempt.verdict.kind;
+        progress.write(
+          [
+            `candidate ${attempt.attempt} [${attempt.patch.id}] aiming at ${attempt.patch.target}: ${attempt.patch.summary}`,
+            `  changed: ${attempt.patch.paths.join(', ') || '(nothing)'}`,
+            `  results (run ${attempt.run.run}): ${attempt.run.results.map(describeCheckResult).join('; ')}`,
+            `  ${decision}; budget spent ${attempt.budgetSpent}; verdict: ${verdict}`,
+            '',
+          ].join('\n'),
+        );
+      },
+    }).finally(() => {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    });
+    if (interruption.signal.aborted) {
+      const restoration =
+        result.record === null
+          ? JSON.stringify(result.failure?.restoration ?? null)
+          : renderTerminalRecord(result.record).trimEnd();
       if (json)
         writeJson(io, {
           command: 'cyber',
-          status: exitCode === 0 ? 'finished' : exitCode === 2 ? 'invalid' : 'failed',
-          exitCode,
+          status: 'failed',
+          exitCode: INTERRUPTED_EXIT_CODE,
+          interrupted: String(interruption.signal.reason),
           transcript: result.transcriptPath,
-          record: terminalRecordToJson(result.record),
+          ...(result.record === null
+            ? { failure: result.failure }
+            : { record: terminalRecordToJson(result.record) }),
         });
-      else io.stdout.write(`${renderTerminalRecord(result.record)}transcript: ${result.transcriptPath}\n`);
-      return exitCode;
-    } catch (error) {
-      if (!json || !(error instanceof LoopchartError)) throw error;
-      const exitCode = error instanceof InputError ? 2 : 1;
+      else
+        io.stdout.write(
+          `interrupted by ${String(interruption.signal.reason)}; what the run observed while stopping:\n${restoration}\ntranscript: ${result.transcriptPath}\n`,
+        );
+      return INTERRUPTED_EXIT_CODE;
+    }
+    if (result.record === null) {
+      const failure = result.failure;
+      const text = `cybernetic run: internal error in ${failure?.operation ?? 'an effect'}: ${failure?.error ?? 'unknown'}; restoration: ${JSON.stringify(failure?.restoration ?? null)}`;
+      if (json)
+        writeJson(io, {
+          command: 'cyber',
+          status: 'failed',
+          exitCode: 1,
+          transcript: result.transcriptPath,
+          failure,
+        });
+      else io.stdout.write(`${text}\ntranscript: ${result.transcriptPath}\n`);
+      io.stderr.write(`loopchart: ${text}\n`);
+      return 1;
+    }
+    const exitCode = CYBER_EXIT_CODES[result.record.status];
+    if (json)
       writeJson(io, {
         command: 'cyber',
-        status: exitCode === 2 ? 'invalid' : 'failed',
+        status: exitCode === 0 ? 'finished' : exitCode === 2 ? 'invalid' : 'failed',
         exitCode,
-        error: { code: error.code, message: error.message },
+        transcript: result.transcriptPath,
+        record: terminalRecordToJson(result.record),
       });
-      io.stderr.write(`loopchart: ${error.message}\n`);
-      return exitCode;
-    }
+    else io.stdout.write(`${renderTerminalRecord(result.record)}transcript: ${result.transcriptPath}\n`);
+    return exitCode;
   },
 };

@@ -13,7 +13,6 @@ import type { PathStrategy, PathSuite } from '../graph/path-suite-schema.js';
 import { stateValueLabel } from '../graph/state-value-label.js';
 import { type NamedMachine, registeredMachine, registeredMachines } from '../viz/load-machine.js';
 import { parseCommandArgs } from './args.js';
-import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand, CliIo } from './commands.js';
 
 const STRATEGIES: readonly PathStrategy[] = ['transition-cover', 'shortest'];
@@ -146,11 +145,5 @@ async function runPaths(args: readonly string[], io: CliIo): Promise<number> {
 export const pathsCommand: CliCommand = {
   name: 'paths',
   summary: "export a machine's model-based path suite as JSON (what a test generator consumes)",
-  async run(args, io) {
-    try {
-      return await runPaths(args, io);
-    } catch (error) {
-      return reportCommandFailure(io, 'paths', args.includes('--json'), error);
-    }
-  },
+  run: runPaths,
 };

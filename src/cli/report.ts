@@ -13,7 +13,6 @@ import { finalReport } from '../loop-protocol/final-report.js';
 import { renderFinalReport } from '../loop-protocol/render-final-report.js';
 import { parseTranscript } from '../loop-protocol/transcript.js';
 import { parseCommandArgs } from './args.js';
-import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand } from './commands.js';
 
 /** Finding codes that make a transcript line unreadable (the others are kept as warnings). */
@@ -44,34 +43,30 @@ export const reportCommand: CliCommand = {
       io.stdout.write(HELP);
       return 0;
     }
+    if (positionals.length !== 1)
+      throw new UsageError('report: give exactly one transcript file: loopchart report <transcript.jsonl>');
+    const path = resolve(positionals[0] as string);
+    let text: string;
     try {
-      if (positionals.length !== 1)
-        throw new UsageError('report: give exactly one transcript file: loopchart report <transcript.jsonl>');
-      const path = resolve(positionals[0] as string);
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch (error) {
-        throw new InputError(
-          'report.transcript-unreadable',
-          `cannot read transcript ${path}: ${(error as Error).message}`,
-        );
-      }
-      const parsed = parseTranscript(text);
-      const malformed = parsed.findings.filter((f) => MALFORMED.has(f.code));
-      if (malformed.length > 0) throw new TranscriptFormatError(path, malformed);
-      const warnings = parsed.findings.filter((f) => !MALFORMED.has(f.code));
-      for (const warning of warnings)
-        io.stderr.write(`loopchart: warning: line ${warning.line}: ${warning.reason} (${warning.code})\n`);
-      const report = finalReport(parsed.records);
-      if (values.json)
-        io.stdout.write(
-          `${JSON.stringify({ command: 'report', status: 'finished', exitCode: 0, transcript: path, report, warnings }, null, 2)}\n`,
-        );
-      else io.stdout.write(renderFinalReport(report));
-      return 0;
+      text = await readFile(path, 'utf8');
     } catch (error) {
-      return reportCommandFailure(io, 'report', values.json, error);
+      throw new InputError(
+        'report.transcript-unreadable',
+        `cannot read transcript ${path}: ${(error as Error).message}`,
+      );
     }
+    const parsed = parseTranscript(text);
+    const malformed = parsed.findings.filter((f) => MALFORMED.has(f.code));
+    if (malformed.length > 0) throw new TranscriptFormatError(path, malformed);
+    const warnings = parsed.findings.filter((f) => !MALFORMED.has(f.code));
+    for (const warning of warnings)
+      io.stderr.write(`loopchart: warning: line ${warning.line}: ${warning.reason} (${warning.code})\n`);
+    const report = finalReport(parsed.records);
+    if (values.json)
+      io.stdout.write(
+        `${JSON.stringify({ command: 'report', status: 'finished', exitCode: 0, transcript: path, report, warnings }, null, 2)}\n`,
+      );
+    else io.stdout.write(renderFinalReport(report));
+    return 0;
   },
 };

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import type { RiskDeclaration } from '../../machines/rpi.js';
-import { InputError, LoopchartError, UsageError } from '../common/errors.js';
+import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import { createRpiRunner } from '../host/rpi-runner.js';
 import { integerOption, parseCommandArgs } from './args.js';
@@ -38,35 +38,6 @@ Plan, Implement, a fresh Validate, then repair while the convergence law holds.
 
 exit codes: 0 converged, 4 stopped without converging, 2 invalid input, 1 internal error
 `;
-
-/**
- * Writes an error the way every command does: one `loopchart:` line on stderr (plus findings), or
- * the JSON object with `--json`.
- *
- * @returns the exit code: 2 for an InputError, 1 otherwise
- */
-export function reportCommandError(command: string, error: unknown, json: boolean, io: CliIo): number {
-  const input = error instanceof InputError;
-  const exitCode = input ? 2 : 1;
-  const message = error instanceof Error ? error.message : String(error);
-  if (json) {
-    io.stdout.write(
-      `${JSON.stringify({
-        command,
-        status: input ? 'invalid' : 'failed',
-        exitCode,
-        error: {
-          code: error instanceof LoopchartError ? error.code : 'internal',
-          message,
-          findings: error instanceof LoopchartError ? error.findings : [],
-        },
-      })}\n`,
-    );
-  } else {
-    io.stderr.write(`loopchart: ${input ? '' : 'internal error: '}${message}\n`);
-  }
-  return exitCode;
-}
 
 /**
  * Parses `--risky`.
@@ -101,93 +72,89 @@ export function commandTimeout(command: string, value: string | undefined): { co
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const json = args.includes('--json');
-  try {
-    const { values } = parseCommandArgs('rpi', args, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
-    if (values.implementer === undefined) throw new UsageError('rpi: --implementer "<cmd>" is required');
-    if (values.validator === undefined) throw new UsageError('rpi: --validator "<cmd>" is required');
-    const runner = createRpiRunner({
-      repo: resolve(values.repo ?? '.'),
-      implementer: values.implementer,
-      validator: values.validator,
-      crossFamily: values['cross-family'] ?? null,
-      plan: values.plan ?? null,
-      intentFile: values.intent === undefined ? null : resolve(values.intent),
-      intentRef: values['intent-ref'] ?? values.intent ?? null,
-      repairRounds: integerOption('rpi', 'repair-rounds', values['repair-rounds'], 2),
-      risky: riskyOption('rpi', values.risky),
-      ...commandTimeout('rpi', values['command-timeout']),
-      ...(values.root === undefined ? {} : { roots: values.root }),
-      ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
-      ...((io.stderr as { isTTY?: boolean }).isTTY
-        ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }
-        : {}),
-    });
-    const { outcome, transcriptPath } = await runner.run();
+  const { values } = parseCommandArgs('rpi', args, OPTIONS);
+  const json = values.json;
+  if (values.help) {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  if (values.implementer === undefined) throw new UsageError('rpi: --implementer "<cmd>" is required');
+  if (values.validator === undefined) throw new UsageError('rpi: --validator "<cmd>" is required');
+  const runner = createRpiRunner({
+    repo: resolve(values.repo ?? '.'),
+    implementer: values.implementer,
+    validator: values.validator,
+    crossFamily: values['cross-family'] ?? null,
+    plan: values.plan ?? null,
+    intentFile: values.intent === undefined ? null : resolve(values.intent),
+    intentRef: values['intent-ref'] ?? values.intent ?? null,
+    repairRounds: integerOption('rpi', 'repair-rounds', values['repair-rounds'], 2),
+    risky: riskyOption('rpi', values.risky),
+    ...commandTimeout('rpi', values['command-timeout']),
+    ...(values.root === undefined ? {} : { roots: values.root }),
+    ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
+    ...((io.stderr as { isTTY?: boolean }).isTTY
+      ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }
+      : {}),
+  });
+  const { outcome, transcriptPath } = await runner.run();
 
-    if (outcome.terminal === 'round_rejected' || outcome.terminal === 'failed') {
-      const input = outcome.terminal === 'round_rejected' || outcome.failure?.input === true;
-      const exitCode = input ? 2 : 1;
-      const code = outcome.failure?.code ?? 'rpi.round-rejected';
-      const message = outcome.failure?.message ?? 'the validators returned a round that cannot be judged';
-      const findings = outcome.failure?.findings ?? outcome.rejection;
-      if (json) {
-        io.stdout.write(
-          `${JSON.stringify({
-            command: 'rpi',
-            status: input ? 'invalid' : 'failed',
-            exitCode,
-            terminal: outcome.terminal,
-            error: { code, message, findings },
-            transcript: transcriptPath,
-          })}\n`,
-        );
-      } else {
-        const detail = findings.length > 0 ? `\n${formatFindings(findings)}` : '';
-        io.stderr.write(`loopchart: rpi ${outcome.terminal}: ${message} (${code})${detail}\n`);
-        io.stderr.write(`transcript: ${transcriptPath}\n`);
-      }
-      return exitCode;
-    }
-
-    const exitCode = outcome.converged ? 0 : EXIT_NOT_CONVERGED;
+  if (outcome.terminal === 'round_rejected' || outcome.terminal === 'failed') {
+    const input = outcome.terminal === 'round_rejected' || outcome.failure?.input === true;
+    const exitCode = input ? 2 : 1;
+    const code = outcome.failure?.code ?? 'rpi.round-rejected';
+    const message = outcome.failure?.message ?? 'the validators returned a round that cannot be judged';
+    const findings = outcome.failure?.findings ?? outcome.rejection;
     if (json) {
       io.stdout.write(
         `${JSON.stringify({
           command: 'rpi',
-          status: 'finished',
+          status: input ? 'invalid' : 'failed',
           exitCode,
           terminal: outcome.terminal,
-          stopReason: outcome.stopReason,
-          converged: outcome.converged,
-          roundsUsed: outcome.roundsUsed,
-          openFindings: outcome.openFindings,
-          stageNote: outcome.stageNote,
-          report: outcome.report,
+          error: { code, message, findings },
           transcript: transcriptPath,
         })}\n`,
       );
     } else {
-      const open = outcome.openFindings.map((f) => f.id);
-      io.stdout.write(
-        [
-          `rpi: ${outcome.terminal} (status ${outcome.report?.status ?? 'none'}) after ${outcome.roundsUsed} repair round(s)`,
-          ...(outcome.stageNote === null ? [] : [`note: ${outcome.stageNote}`]),
-          `open findings: ${open.length > 0 ? open.join(', ') : 'none'}`,
-          `transcript: ${transcriptPath}`,
-          JSON.stringify(outcome.report, null, 2),
-          '',
-        ].join('\n'),
-      );
+      const detail = findings.length > 0 ? `\n${formatFindings(findings)}` : '';
+      io.stderr.write(`loopchart: rpi ${outcome.terminal}: ${message} (${code})${detail}\n`);
+      io.stderr.write(`transcript: ${transcriptPath}\n`);
     }
     return exitCode;
-  } catch (error) {
-    return reportCommandError('rpi', error, json, io);
   }
+
+  const exitCode = outcome.converged ? 0 : EXIT_NOT_CONVERGED;
+  if (json) {
+    io.stdout.write(
+      `${JSON.stringify({
+        command: 'rpi',
+        status: 'finished',
+        exitCode,
+        terminal: outcome.terminal,
+        stopReason: outcome.stopReason,
+        converged: outcome.converged,
+        roundsUsed: outcome.roundsUsed,
+        openFindings: outcome.openFindings,
+        stageNote: outcome.stageNote,
+        report: outcome.report,
+        transcript: transcriptPath,
+      })}\n`,
+    );
+  } else {
+    const open = outcome.openFindings.map((f) => f.id);
+    io.stdout.write(
+      [
+        `rpi: ${outcome.terminal} (status ${outcome.report?.status ?? 'none'}) after ${outcome.roundsUsed} repair round(s)`,
+        ...(outcome.stageNote === null ? [] : [`note: ${outcome.stageNote}`]),
+        `open findings: ${open.length > 0 ? open.join(', ') : 'none'}`,
+        `transcript: ${transcriptPath}`,
+        JSON.stringify(outcome.report, null, 2),
+        '',
+      ].join('\n'),
+    );
+  }
+  return exitCode;
 }
 
 /** The `loopchart rpi` command. */

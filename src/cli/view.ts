@@ -11,7 +11,6 @@ import { loadMachineModule, type NamedMachine } from '../viz/load-machine.js';
 import { serveViewer } from '../viz/viewer/serve.js';
 import { type TranscriptPage, transcriptViewerPage } from '../viz/viewer/transcript-page.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand, CliIo } from './commands.js';
 
 const HELP = `usage: loopchart view <transcript.jsonl> [--out FILE.html] [--serve [--port N]]
@@ -96,20 +95,13 @@ function stopRequested(signal: AbortSignal | undefined): { done: Promise<void>; 
  * Runs `loopchart view` with `args`.
  *
  * @returns the exit code; with `--serve` only once the server was stopped
+ * @throws InputError for bad arguments or an unreadable transcript (`runCli` reports it)
  */
 export async function runView(
   args: readonly string[],
   io: CliIo,
   options: ViewRunOptions = {},
 ): Promise<number> {
-  try {
-    return await viewOrThrow(args, io, options);
-  } catch (error) {
-    return reportCommandFailure(io, 'view', args.includes('--json'), error);
-  }
-}
-
-async function viewOrThrow(args: readonly string[], io: CliIo, options: ViewRunOptions): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     'view',
     args,

@@ -21,7 +21,6 @@ import {
 } from '../viz/diagram-format.js';
 import { resolveMachineArguments } from '../viz/load-machine.js';
 import { parseCommandArgs } from './args.js';
-import { reportCommandFailure } from './command-failure.js';
 import type { CliCommand, CliIo } from './commands.js';
 
 const HELP = `usage: loopchart viz [machine|module.js ...] [--format svg|dot|mermaid|json] [--out DIR]
@@ -143,11 +142,5 @@ async function runViz(args: readonly string[], io: CliIo): Promise<number> {
 export const vizCommand: CliCommand = {
   name: 'viz',
   summary: 'draw machines as SVG, DOT, Mermaid or JSON (registered or from a module), with coverage',
-  async run(args, io) {
-    try {
-      return await runViz(args, io);
-    } catch (error) {
-      return reportCommandFailure(io, 'viz', args.includes('--json'), error);
-    }
-  },
+  run: runViz,
 };

@@ -1,16 +1,16 @@
 /**
  * A test-only entry point for the loop commands (`run`, `status`, `check`, `demo`,
  * `scripted-child`), bundled by cli-bundle.ts into one file that tests run as a real process. It
- * maps errors to exit codes the way src/cli/main.ts does, without pulling in the other commands.
+ * reports a command's failure as `runCli` does, without pulling in the other commands.
  */
 
 import { checkCommand } from '../../src/cli/check.js';
+import { reportCommandFailure } from '../../src/cli/command-failure.js';
 import type { CliCommand } from '../../src/cli/commands.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { runCommand } from '../../src/cli/run.js';
 import { scriptedChildCommand } from '../../src/cli/scripted-child.js';
 import { statusCommand } from '../../src/cli/status.js';
-import { InputError, LoopchartError } from '../../src/common/errors.js';
 
 const commands: readonly CliCommand[] = [
   runCommand,
@@ -31,8 +31,7 @@ if (command === undefined) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`loopchart: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = error instanceof InputError ? 2 : error instanceof LoopchartError ? 1 : 1;
+      process.exitCode = reportCommandFailure(io, command.name, rest.includes('--json'), error);
     },
   );
 }

@@ -8,11 +8,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { checkCommand } from '../../src/cli/check.js';
+import { reportCommandFailure } from '../../src/cli/command-failure.js';
 import type { CliCommand } from '../../src/cli/commands.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { runCommand } from '../../src/cli/run.js';
 import { statusCommand } from '../../src/cli/status.js';
-import { InputError } from '../../src/common/errors.js';
 import type { ChildScript } from '../../src/host/child-script.js';
 import { bundledLoopCli, bundledScriptedChild } from './cli-bundle.js';
 import { stringSinks } from './string-sinks.js';
@@ -147,21 +147,20 @@ const COMMANDS: Record<string, CliCommand> = {
   demo: demoCommand,
 };
 
-/** Runs a loop command in this process with string sinks, mapping errors to exit codes like main.ts. */
+/** Runs a loop command in this process with string sinks, reporting a failure as `runCli` does. */
 export async function cli(
   name: 'run' | 'status' | 'check' | 'demo',
   args: readonly string[],
 ): Promise<CliOutcome> {
   const { io, out } = stringSinks();
   const command = COMMANDS[name] as CliCommand;
+  let code: number;
   try {
-    const code = await command.run(args, io);
-    return { code, ...out };
+    code = await command.run(args, io);
   } catch (error) {
-    out.stderr += `loopchart: ${error instanceof Error ? error.message : String(error)}\n`;
-    const code = error instanceof InputError ? 2 : 1;
-    return { code, ...out };
+    code = reportCommandFailure(io, name, args.includes('--json'), error);
   }
+  return { code, ...out };
 }
 
 /** Runs the bundled loop CLI as a real process. */

@@ -67,3 +67,70 @@ describe('layering (DESIGN.md)', () => {
     });
   }
 });
+
+// Folders whose files still import each other in a circle. src/cli: commands.ts and registry.ts
+// (being broken apart separately); remove the entry once that lands, so the check covers it too.
+const KNOWN_CYCLE_FOLDERS = ['src/cli/'];
+
+/** Strongly connected components of more than one file (or a file importing itself), by Tarjan. */
+function importCycles(): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const name = relative(root, file).split(sep).join('/');
+    const targets = importsOf(readFileSync(file, 'utf8'))
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) =>
+        relative(root, join(file, '..', spec).replace(/\.js$/, '.ts'))
+          .split(sep)
+          .join('/'),
+      );
+    graph.set(name, targets);
+  }
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const connect = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        connect(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next))
+        low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) cycles.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) connect(node);
+  return cycles;
+}
+
+describe('import graph', () => {
+  it('has no import cycle outside the folders still being untangled', () => {
+    const cycles = importCycles().filter(
+      (component) =>
+        !component.every((file) => KNOWN_CYCLE_FOLDERS.some((folder) => file.startsWith(folder))),
+    );
+    expect(cycles).toEqual([]);
+  });
+
+  it('finds a cycle where one exists (the known one in src/cli, while it lasts)', () => {
+    // Guards the detector itself: if the known cycle is gone, drop this test and the exemption.
+    expect(importCycles().some((component) => component.includes('src/cli/commands.ts'))).toBe(true);
+  });
+});

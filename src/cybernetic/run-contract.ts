@@ -1,8 +1,8 @@
 import type { Check } from './check.js';
 import { UnfrozenContractError } from './errors.js';
+import type { InvalidInputRecord } from './invalid-input.js';
 import { type RunRequest, validateRunInput } from './run-input.js';
 import type { Scope } from './scope.js';
-import type { InvalidInputRecord } from './terminal-record.js';
 
 /**
  * The frozen run contract: the complete executable check set (the invariant's check first, then

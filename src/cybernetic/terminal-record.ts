@@ -1,9 +1,11 @@
-import type { Finding } from '../common/finding.js';
 import { UnsupportedConclusionError } from './errors.js';
+import type { InvalidInputRecord } from './invalid-input.js';
 import { assertFrozenRunContract, type RunContract } from './run-contract.js';
 import type { RunRecord } from './run-record.js';
 import type { CandidateAttempt, CandidatePatch, RunTranscript } from './run-transcript.js';
 import type { StopClass } from './stop-class.js';
+
+export type { InvalidInputRecord } from './invalid-input.js';
 
 /** The five terminal statuses of a cybernetic run. Only the first two are successes. */
 export type TerminalStatus =
@@ -84,12 +86,6 @@ export interface RecoveryFailureRecord {
   readonly error: string;
   /** Repository-relative paths that still differ from the checkpoint (may be unknown: empty). */
   readonly remainingDelta: readonly string[];
-}
-
-/** The request was refused before any mutation. */
-export interface InvalidInputRecord {
-  readonly status: 'invalid-input';
-  readonly findings: readonly Finding[];
 }
 
 /** One terminal record of a cybernetic run. */

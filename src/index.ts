@@ -53,6 +53,7 @@ export * from './gauntlet/unreachable.js';
 export * from './gauntlet/validate.js';
 export * from './gauntlet/verify.js';
 // Tools over machines: model-based testing and diagrams
+export * from './graph/assertion-tally.js';
 export * from './graph/controlled-actors.js';
 export * from './graph/coverage.js';
 export * from './graph/coverage-format.js';

@@ -1,0 +1,794 @@
+/**
+ * Hand-written expectations for every step of the loop engine's model-based suite, by the kind of
+ * state the step ends in, derived from the gauntlet protocol (not from src/gauntlet):
+ *
+ * - a step that passes the ordered table takes the rule the reference table
+ *   (./ordered-table.ts) answers for the refreshed facts, and the escalation check it prescribes;
+ * - a step that validates a return takes the verdict of a small reference validation (§3.10);
+ * - a step that starts an effect gives it the input the protocol prescribes: the reserved ledger
+ *   is the saved one plus exactly the bump and the tuple for the reference's target, a commit has
+ *   the protocol's subject, its ledger the protocol's edit and its body the protocol's lines;
+ * - a step that ends at a human stop renders `gauntlet: question` alone on the first line, the
+ *   stop's header, one `row <n>: <attempts> of <effective allowance>` line per unresolved row, the
+ *   preservation sentence, and accepts exactly the offers the protocol's table lists;
+ * - a step that ends the run ends in the final state its cause prescribes, with its text.
+ */
+import type { AnyStateNode } from 'xstate';
+import { renderHumanStop } from '../../src/gauntlet/human-stop.js';
+import type { ControlledInvocation } from '../../src/graph/controlled-actors.js';
+import type { PathStep } from '../../src/graph/path-suite-schema.js';
+import type { StepContext } from '../../src/graph/run-path.js';
+import type { Oracle } from './harness.js';
+import {
+  effectiveAllowanceOf,
+  labelOf,
+  type RefRow,
+  readLedgerText,
+  referenceTable,
+  type TableAnswer,
+} from './ordered-table.js';
+
+/** The parts of the loop's context the oracle reads (plain data; kept structural on purpose). */
+interface Row extends RefRow {}
+interface LedgerView {
+  readonly base: string;
+  readonly iterations: number;
+  readonly allowance: number;
+  readonly pending: {
+    readonly target: number | 'seed' | 'verify';
+    readonly repo: string;
+    readonly head: string;
+  } | null;
+  readonly rows: readonly Row[];
+  readonly decisions: readonly string[];
+}
+interface PlanView {
+  readonly target: number | 'seed' | 'verify';
+  readonly iteration: number;
+  readonly pending: {
+    readonly target: number | 'seed' | 'verify';
+    readonly repo: string;
+    readonly head: string;
+  };
+  readonly saved: LedgerView;
+  readonly reserved: LedgerView;
+  readonly hint: string | null;
+  readonly previousDecision: string;
+  readonly model: string | null;
+}
+interface ContextView {
+  readonly input: { readonly specPath: string; readonly ledgerPath: string };
+  readonly settings: { readonly allowance: number; readonly escalateAfter: number } | null;
+  readonly specText: string | null;
+  readonly ledger: LedgerView | null;
+  readonly plan: PlanView | null;
+  readonly head: string | null;
+  readonly stop: { readonly kind: string; readonly [field: string]: unknown } | null;
+  readonly stopLedger: LedgerView | null;
+  readonly problem: { readonly message: string } | null;
+  readonly error: string | null;
+  readonly workspace: { readonly head: string; readonly savedLedgerText: string | null } | null;
+  readonly history: { readonly verificationRepairs: number };
+}
+interface Snapshot {
+  readonly value: unknown;
+  readonly status: string;
+  readonly context: ContextView;
+  readonly _nodes: AnyStateNode[];
+}
+
+/** The stop texts the protocol fixes (§3.16, §4). */
+const QUESTION = 'gauntlet: question';
+const PRESERVE = "Preserve every row's attempts.";
+
+/** §3.16's table of offers per stop, as the human events each stop state must accept. */
+const OFFERS: Record<string, readonly string[]> = {
+  rowAllowance: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
+  missingModel: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
+  seedExhaustion: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
+  boundSpent: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
+  // Answered by a retry, `rows +N` or an applied amendment (§3.13), so the row menu.
+  unreachableAmend: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
+  recoveryIncomplete: ['human.discard', 'human.stop'],
+  commitBoundary: ['human.discard', 'human.stop'],
+  verificationFailed: ['human.amend', 'human.stop'],
+  reopenedDuringVerify: ['human.return', 'human.stop'],
+};
+
+/** Effects whose failure the protocol routes somewhere other than the failed end. */
+const ERROR_ROUTES: Record<string, string> = {
+  // §3.9: a dispatch error is routed through the boundary to interrupted recovery.
+  dispatchChild: 'implement.readingBoundary',
+  dispatchRepairChild: 'verify.repair.readingBoundary',
+  // §3.7: no model for the escalated round is the missing-model stop.
+  resolveImplModel: 'humanStop.missingModel',
+  // §3.18: no model for a verification repair is the verification stop.
+  resolveRepairModel: 'humanStop.verificationFailed',
+  // §3.1: an unavailable settings tool is a configuration error decided at seed, not a crash.
+  resolveSettings: 'entry.routing',
+};
+
+/** The configuration stops (§3.1, §3.2, §3.4) by the rule that took the run there. */
+const INVALID_TEXT: Record<string, RegExp> = {
+  'spec missing or malformed': /spec/i,
+  'settings tool unavailable': /settings tool unavailable/,
+  'plan check found problems': /does not check|plan check/i,
+  'pending tuple without a recoverable before-image': /pending tuple .*cannot be (read|recovered)/,
+  'preconditions (checks:, allowance:, escalateAfter)':
+    /^(ledger has no allowance: line - resume through \/skill:gauntlet-resume|ledger has no checks: line.*|cannot resolve escalation threshold: settings tool unavailable \(loopEngine\.escalateAfter\))$/,
+};
+
+/** The leaf state id (without the machine id) the snapshot is in. */
+function leafOf(snapshot: Snapshot): string {
+  const leaves = snapshot._nodes.filter(
+    (n) => n.type !== 'parallel' && (n.states === undefined || Object.keys(n.states).length === 0),
+  );
+  const leaf = leaves.at(-1);
+  return leaf === undefined ? '' : leaf.id.replace(/^loop-implementation\./, '');
+}
+
+function tuple(p: { target: unknown; repo: string; head: string }): string {
+  return `pending: ${String(p.target)} | ${p.repo} | ${p.head}`;
+}
+
+function rowsWithout(ledger: LedgerView, row: number): Row[] {
+  return ledger.rows
+    .filter((r) => r.row !== row)
+    .map(({ row: n, status, attempts, evidence }) => ({ row: n, status, attempts, evidence }));
+}
+
+function plainRows(ledger: LedgerView): Row[] {
+  return rowsWithout(ledger, -1);
+}
+
+/** The facts of the latest refresh in the path up to this step, with the reference's answer. */
+function latestTable(
+  context: StepContext,
+  snapshot: Snapshot,
+): { answer: TableAnswer; refreshedAt: number } | null {
+  for (let i = context.index; i >= 0; i--) {
+    const step = context.path.steps[i];
+    if (step?.event.type !== 'xstate.done.actor.refresh') continue;
+    const output = step.event.output as {
+      ledgerText: string;
+      commits: { subject: string; body: string; paths: string[] }[];
+    };
+    const c = snapshot.context;
+    return {
+      refreshedAt: i,
+      answer: referenceTable({
+        ledgerText: output.ledgerText,
+        ledger: readLedgerText(output.ledgerText),
+        commits: output.commits,
+        ledgerPath: c.input.ledgerPath,
+        specText: c.specText,
+        escalateAfter: c.settings?.escalateAfter ?? null,
+      }),
+    };
+  }
+  return null;
+}
+
+/** The human event of the latest step up to this one, if any. */
+function latestHumanEvent(context: StepContext): PathStep['event'] | null {
+  for (let i = context.index; i >= 0; i--) {
+    const event = context.path.steps[i]?.event;
+    if (event?.type.startsWith('human.')) return event;
+  }
+  return null;
+}
+
+/** Checks one step of the loop engine's suite; `previous` is the count of invocations before it. */
+export function checkLoopStep(
+  oracle: Oracle,
+  snapshot: Snapshot,
+  step: PathStep,
+  context: StepContext,
+  previous: number,
+  definitions: ReadonlyMap<
+    string,
+    { readonly source: string; readonly rule?: string; readonly index: number }
+  >,
+): void {
+  const c = snapshot.context;
+  const leaf = leafOf(snapshot);
+  const taken = step.transitions.map((key) => definitions.get(key));
+
+  // 1. The ordered table: the rule the reference answers for the refreshed facts.
+  const table = latestTable(context, snapshot);
+  for (const t of taken) {
+    if (t?.source === 'loop-implementation.implement.beforeDispatch') {
+      if (table === null) throw new Error('the ordered table ran without a refresh in the path');
+      oracle.same(
+        step,
+        'ordered table rule',
+        (t.rule ?? '').startsWith(labelOf(table.answer)) ? labelOf(table.answer) : t.rule,
+        labelOf(table.answer),
+      );
+    }
+    if (t?.source === 'loop-implementation.implement.escalation' && table !== null) {
+      const escalated = 'escalated' in table.answer && table.answer.escalated;
+      oracle.same(step, 'escalation threshold (§3.7)', t.index === 0, escalated);
+    }
+  }
+
+  // 2. Validation verdicts: a small reference of §3.10.
+  for (const t of taken) {
+    if (
+      t?.source === 'loop-implementation.implement.validating' ||
+      t?.source === 'loop-implementation.verify.repair.validating'
+    )
+      oracle.same(
+        step,
+        'validation verdict (§3.10)',
+        verdictLabel(t.rule ?? ''),
+        referenceVerdict(context, c),
+      );
+  }
+
+  // 3. The effect this step started gets the input the protocol prescribes.
+  for (const invocation of context.invocations.slice(previous)) {
+    checkInvocation(oracle, step, invocation, c, table?.answer ?? null, context);
+  }
+
+  // 4. Human stops: text and menu.
+  const stopNode = snapshot._nodes.find((node) => node.parent?.key === 'humanStop');
+  if (stopNode !== undefined) checkStop(oracle, step, stopNode, c);
+
+  // 5. Error events end where the protocol routes them, with the effect's message held.
+  if (step.event.type.startsWith('xstate.error.actor.')) {
+    const actor = step.event.type.slice('xstate.error.actor.'.length);
+    const route = ERROR_ROUTES[actor];
+    if (route === undefined) {
+      // The model rejects with a plain object (not an Error): the run ends failed with an error held.
+      oracle.same(
+        step,
+        'an effect failure ends the run',
+        [leaf, snapshot.status, typeof c.error],
+        ['failed', 'done', 'string'],
+      );
+    } else {
+      oracle.same(
+        step,
+        'an effect failure is routed (§3.7, §3.9, §3.18)',
+        step.transitions.some((k) => k.startsWith(`loop-implementation.${route}|`)) ||
+          leaf.startsWith(route) ||
+          JSON.stringify(snapshot.value).includes(route.split('.').at(-1) ?? ''),
+        true,
+      );
+    }
+  }
+
+  // 6. Final states other than failed: the run ends for the cause the protocol names.
+  if (snapshot.status === 'done' && leaf === 'invalid') {
+    const cause = taken.map((t) => t?.rule ?? '').find((rule) => rule in INVALID_TEXT) ?? 'no cause';
+    oracle.matches(
+      step,
+      `configuration stop text (${cause})`,
+      c.problem?.message ?? '',
+      INVALID_TEXT[cause] ?? /^$/,
+    );
+  }
+  if (snapshot.status === 'done' && leaf === 'stopped')
+    oracle.same(step, 'stop keeps the branch (human.stop)', step.event.type, 'human.stop');
+  if (snapshot.status === 'done' && leaf === 'finished')
+    oracle.same(
+      step,
+      'finishing after the conformance review',
+      step.event.type,
+      'xstate.done.actor.conformanceReview',
+    );
+}
+
+function verdictLabel(rule: string): string {
+  if (rule.includes('interrupted') || rule.startsWith('not admitted')) return 'interrupted';
+  if (rule.includes('not attributable')) return 'unattributed';
+  if (rule.includes('miss')) return 'miss';
+  return 'admitted';
+}
+
+/** §3.10 as a reference: boundary, attribution, headers, then the table per target. */
+function referenceVerdict(context: StepContext, c: ContextView): string {
+  const plan = c.plan;
+  if (plan === null) return 'no plan';
+  type Child = { returned?: string | null; killedAfterSilence?: boolean };
+  type Boundary = {
+    porcelain: string;
+    commitCount: number;
+    commit: { subject: string; body: string } | null;
+    headLedgerText: string | null;
+  };
+  let child = null as Child | null;
+  let boundary = null as Boundary | null;
+  for (let i = context.index; i >= 0; i--) {
+    const event = context.path.steps[i]?.event;
+    if (event === undefined) continue;
+    if (boundary === null && /^xstate\.done\.actor\.read(Repair)?Boundary$/.test(event.type))
+      boundary = event.output as unknown as Boundary;
+    if (
+      child === null &&
+      /^xstate\.(done|error)\.actor\.(dispatch(Repair)?Child|recover(Verify)?Dispatch)$/.test(event.type)
+    )
+      child = event.type.includes('.error.') ? { returned: null } : (event.output as unknown as Child);
+    if (child !== null && boundary !== null) break;
+  }
+  if (child === null || boundary === null) return 'no return';
+  // Step 1: DONE, clean, exactly one commit.
+  if (
+    child.returned !== 'DONE' ||
+    child.killedAfterSilence === true ||
+    boundary.porcelain !== '' ||
+    boundary.commitCount !== 1
+  )
+    return 'interrupted';
+  // Step 2: attribution: the exact tuple and the consumed iteration on the first two body lines.
+  const lines = (boundary.commit?.body ?? '').split('\n');
+  if (lines[0] !== tuple(plan.pending) || lines[1] !== `iteration: ${plan.iteration + 1}`)
+    return 'unattributed';
+  const text = boundary.headLedgerText ?? '';
+  const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(text)?.[1] ?? null;
+  if (plan.target === 'verify') {
+    // A verification repair keeps the bumped ledger with the tuple and changes no row.
+    return header('allowance') === String(plan.saved.allowance) && header('pending') !== null
+      ? 'admitted'
+      : 'not admitted';
+  }
+  // Headers: only iterations +1 and removal of the tuple.
+  if (header('allowance') !== String(plan.saved.allowance)) return 'miss';
+  if (header('iterations') !== String(plan.saved.iterations + 1)) return 'miss';
+  if (header('pending') !== null) return 'miss';
+  const rows = [...text.matchAll(/^\| (\d+) \| (\w+) \| (\d+) \| (.*) \|$/gm)].map((m) => ({
+    row: Number(m[1]),
+    status: m[2] ?? '',
+    attempts: Number(m[3]),
+    evidence: (m[4] ?? '').trim(),
+  }));
+  const decisions =
+    text
+      .split('## Decisions')[1]
+      ?.split('\n')
+      .filter((l: string) => l.trim() !== '') ?? [];
+  const added = decisions.filter((d: string) => !plan.saved.decisions.includes(d));
+  if (plan.target === 'seed') {
+    const evidenced = rows.filter((r) => r.status !== 'cut' && r.evidence !== '');
+    const ok =
+      evidenced.length >= 1 &&
+      rows.every((r) => r.attempts === 0 && r.status !== 'failed') &&
+      added.length === 1 &&
+      /^row 0 done \| seeded \d+ rows, closed \d+ on baseline \| .+$/.test(added[0] ?? '');
+    return ok ? 'admitted' : 'miss';
+  }
+  const target = rows.find((r) => r.row === plan.target);
+  const saved = plan.saved.rows.find((r) => r.row === plan.target);
+  const ok =
+    target !== undefined &&
+    saved !== undefined &&
+    (target.status === 'done' || target.status === 'failed') &&
+    target.attempts === saved.attempts + 1 &&
+    target.evidence !== '' &&
+    boundary.commit?.subject === `loop: row ${plan.target} ${target.status}` &&
+    new RegExp(`^row ${plan.target} ${target.status} \\| .{1,200} \\| .{1,200}$`).test(added[0] ?? '');
+  return ok ? 'admitted' : 'miss';
+}
+
+function checkInvocation(
+  oracle: Oracle,
+  step: PathStep,
+  invocation: ControlledInvocation,
+  c: ContextView,
+  answer: TableAnswer | null,
+  context: StepContext,
+) {
+  const input = invocation.input as Record<string, unknown>;
+  const what = `input of ${invocation.id}`;
+  switch (invocation.id) {
+    case 'inspectWorkspace':
+      return oracle.same(
+        step,
+        what,
+        [input.specPath, input.ledgerPath],
+        [c.input.specPath, c.input.ledgerPath],
+      );
+    case 'resolveSettings':
+      return oracle.same(step, what, input, {});
+    case 'commitSeedLedger': {
+      // §3.1 step 4: one row per AC, deferred rows cut with their disposition, iterations 0,
+      // allowance from the setting, nothing pending, no decisions.
+      const ledger = input.ledger as LedgerView;
+      return oracle.same(
+        step,
+        what,
+        [
+          input.subject,
+          ledger.iterations,
+          ledger.allowance,
+          ledger.pending,
+          ledger.decisions,
+          plainRows(ledger),
+        ],
+        [
+          'loop: seed ledger',
+          0,
+          c.settings?.allowance,
+          null,
+          [],
+          [
+            { row: 1, status: 'open', attempts: 0, evidence: '' },
+            { row: 2, status: 'open', attempts: 0, evidence: '' },
+            { row: 3, status: 'cut', attempts: 0, evidence: 'deferred: ACME-412' },
+          ],
+        ],
+      );
+    }
+    case 'refresh':
+      return oracle.same(step, what, input.ledgerPath, c.input.ledgerPath);
+    case 'resolveImplModel':
+      return oracle.same(step, what, input, {
+        row: answer !== null && 'row' in answer ? answer.row : 'no row',
+      });
+    case 'resolveRepairModel':
+      return oracle.same(step, what, input, { row: 'verify' });
+    case 'commitEscalation': {
+      // §3.7: append `row <n> escalated | implModel round | allowed attempts <m>`; rows unchanged.
+      const ledger = input.ledger as LedgerView;
+      const row = answer !== null && 'row' in answer ? answer.row : -1;
+      const before = c.plan?.saved ?? null;
+      oracle.same(step, `${what}: subject`, input.subject, `loop: escalate row ${row}`);
+      const last = ledger.decisions.at(-1) ?? '';
+      oracle.matches(
+        step,
+        `${what}: decision`,
+        last,
+        new RegExp(`^row ${row} escalated \\| implModel round \\| allowed attempts \\d+$`),
+      );
+      if (before !== null) oracle.same(step, `${what}: rows`, plainRows(ledger), plainRows(before));
+      return;
+    }
+    case 'reserveDispatch':
+    case 'reserveVerifyDispatch': {
+      // §3.9: the reserved ledger is the saved one plus exactly the bump and the tuple on HEAD.
+      const plan = input.plan as PlanView;
+      const target =
+        invocation.id === 'reserveVerifyDispatch'
+          ? 'verify'
+          : answer?.rule === 'seed'
+            ? 'seed'
+            : answer !== null && 'row' in answer
+              ? answer.row
+              : 'no target';
+      oracle.same(step, `${what}: tuple`, plan.pending, { target, repo: 'home', head: c.head });
+      oracle.same(step, `${what}: reserved = saved + bump + tuple`, plan.reserved, {
+        ...plan.saved,
+        iterations: plan.saved.iterations + 1,
+        pending: plan.pending,
+      });
+      oracle.same(step, `${what}: iteration`, plan.iteration, plan.saved.iterations);
+      if (answer !== null && invocation.id === 'reserveDispatch') {
+        if (answer.rule === 'seed') {
+          oracle.same(step, `${what}: seed previous decision`, plan.previousDecision, 'none');
+          oracle.matches(step, `${what}: seed hint`, plan.hint ?? '', /seed contract/);
+        } else if (answer.rule === 'R3' || answer.rule === 'R4') {
+          oracle.same(step, `${what}: hint`, plan.hint, answer.hint);
+          oracle.same(
+            step,
+            `${what}: model only on the escalated round`,
+            plan.model !== null,
+            answer.escalated,
+          );
+        }
+      }
+      return;
+    }
+    case 'recoverDispatch':
+    case 'recoverVerifyDispatch': {
+      // §3.2: the dispatch found in flight: reserved from disk, before-image from the tuple's HEAD.
+      const plan = input.plan as PlanView;
+      return oracle.same(
+        step,
+        what,
+        [plan.reserved.pending, plan.reserved.iterations, plan.pending],
+        [c.ledger?.pending, plan.saved.iterations + 1, c.ledger?.pending],
+      );
+    }
+    case 'dispatchChild':
+    case 'dispatchRepairChild':
+      return oracle.same(
+        step,
+        what,
+        [input.plan, input.specPath, input.ledgerPath],
+        [c.plan, c.input.specPath, c.input.ledgerPath],
+      );
+    case 'readBoundary':
+    case 'readRepairBoundary':
+    case 'finishAdmittedDispatch':
+    case 'finishRepairedDispatch':
+    case 'checkProvenance':
+    case 'cleanupJobs':
+      return oracle.same(step, what, (input.plan as PlanView).pending, c.plan?.pending);
+    case 'resetCheckout':
+      // §3.14 step 3: reset to HEAD_BEFORE, the tuple's HEAD.
+      return oracle.same(step, what, input, { head: c.plan?.pending.head });
+    case 'discardChanges':
+      return oracle.same(step, what, input, { head: c.workspace?.head });
+    case 'runGates':
+      return oracle.same(
+        step,
+        what,
+        (input.ledger as LedgerView).rows.every((r) => r.status === 'done' || r.status === 'cut'),
+        true,
+      );
+    case 'reviewDiff':
+      return oracle.same(step, what, input, { base: c.ledger?.base });
+    case 'conformanceReview':
+      return oracle.same(step, what, input, { base: c.ledger?.base, specPath: c.input.specPath });
+    case 'commitRepair':
+    case 'commitInterruptedRepair':
+      return checkRepair(oracle, step, invocation, c);
+    case 'commitVerificationMarker': {
+      // §2: the marker carries the consumed iteration, the exact tuple and the admitted child SHA.
+      const plan = c.plan as PlanView;
+      const body = String(input.body);
+      oracle.same(step, `${what}: subject`, input.subject, 'loop: repair verification');
+      oracle.same(
+        step,
+        `${what}: body`,
+        [
+          body.includes(tuple(plan.pending)),
+          body.includes(`iteration: ${plan.iteration + 1}`),
+          /[0-9a-f]{40}/.test(body),
+        ],
+        [true, true, true],
+      );
+      oracle.same(
+        step,
+        `${what}: tuple removed, rows untouched`,
+        [(input.ledger as LedgerView).pending, plainRows(input.ledger as LedgerView)],
+        [null, plainRows(plan.saved)],
+      );
+      return;
+    }
+    case 'commitUnreachableCut': {
+      // §3.13 under amend permission: `loop: cut row <n>`, the row cut with the disposition.
+      if (answer?.rule !== 'unreachable-cut') return oracle.same(step, what, answer?.rule, 'unreachable-cut');
+      const ledger = input.ledger as LedgerView;
+      const before = c.ledger as LedgerView;
+      oracle.same(step, `${what}: subject`, input.subject, `loop: cut row ${answer.row}`);
+      oracle.same(
+        step,
+        `${what}: ledger`,
+        [
+          plainRows(ledger).find((r) => r.row === answer.row),
+          ledger.iterations,
+          ledger.allowance,
+          rowsWithout(ledger, answer.row),
+        ],
+        [
+          {
+            row: answer.row,
+            status: 'cut',
+            attempts: before.rows.find((r) => r.row === answer.row)?.attempts,
+            evidence: `deviates: unreachable in this checkout - ${answer.what}; proof at ${answer.where}`,
+          },
+          before.iterations,
+          before.allowance,
+          rowsWithout(before, answer.row),
+        ],
+      );
+      return;
+    }
+    case 'commitChoice':
+    case 'commitReopen':
+      return checkChoice(oracle, step, invocation, c, latestHumanEvent(context));
+    default:
+      throw new Error(`no expectation written for effect ${invocation.id}`);
+  }
+}
+
+/** §3.11, §3.12, §3.14, §3.18: the parent repair of the dispatch in flight. */
+function checkRepair(oracle: Oracle, step: PathStep, invocation: ControlledInvocation, c: ContextView): void {
+  const plan = c.plan as PlanView;
+  const input = invocation.input as { subject: string; body: string; ledger: LedgerView };
+  const what = `input of ${invocation.id}`;
+  const { saved } = plan;
+  const subject =
+    plan.target === 'seed'
+      ? 'loop: repair seed'
+      : plan.target === 'verify'
+        ? 'loop: repair verification'
+        : `loop: repair row ${plan.target}`;
+  oracle.same(step, `${what}: subject`, input.subject, subject);
+  oracle.same(
+    step,
+    `${what}: headers`,
+    [input.ledger.iterations, input.ledger.allowance, input.ledger.pending],
+    [saved.iterations + 1, saved.allowance, null],
+  );
+  oracle.same(step, `${what}: body names the tuple`, input.body.includes(tuple(plan.pending)), true);
+  if (typeof plan.target === 'number') {
+    const target = input.ledger.rows.find((r) => r.row === plan.target);
+    const before = saved.rows.find((r) => r.row === plan.target);
+    oracle.same(
+      step,
+      `${what}: other rows restored`,
+      rowsWithout(input.ledger, plan.target),
+      rowsWithout(saved, plan.target),
+    );
+    oracle.same(
+      step,
+      `${what}: target failed, attempts +1`,
+      [target?.status, target?.attempts],
+      ['failed', (before?.attempts ?? 0) + 1],
+    );
+    oracle.matches(step, `${what}: target evidence`, target?.evidence ?? '', /^iteration \d+: .+/);
+    oracle.same(step, `${what}: decisions restored`, input.ledger.decisions, saved.decisions);
+  } else {
+    oracle.same(
+      step,
+      `${what}: rows and decisions restored`,
+      [plainRows(input.ledger), input.ledger.decisions],
+      [plainRows(saved), saved.decisions],
+    );
+    if (plan.target === 'seed')
+      oracle.matches(step, `${what}: seed reason`, input.body, /^seed (miss|interrupted): .+/m);
+  }
+}
+
+/** §3.16's durable action per choice. */
+function checkChoice(
+  oracle: Oracle,
+  step: PathStep,
+  invocation: ControlledInvocation,
+  c: ContextView,
+  event: PathStep['event'] | null,
+): void {
+  const input = invocation.input as { subject: string; ledger: LedgerView; specText?: string };
+  const before = (c.stopLedger ?? c.ledger) as LedgerView;
+  const what = `input of ${invocation.id}`;
+  if (event === null) throw new Error('a choice commit without a human event');
+  const after = input.ledger;
+  const unchangedRows = (row: number) =>
+    oracle.same(step, `${what}: other rows unchanged`, rowsWithout(after, row), rowsWithout(before, row));
+  if (event.type === 'human.retry') {
+    const row = event.row as number;
+    oracle.same(step, `${what}: subject`, input.subject, `loop: retry row ${row}`);
+    oracle.same(step, `${what}: retry decision`, after.decisions, [
+      ...before.decisions,
+      `row ${row} retry | ${String(event.hint)} | allowed attempts ${effectiveAllowanceOf(before, row) + 1}`,
+    ]);
+    oracle.same(
+      step,
+      `${what}: rows and allowance unchanged`,
+      [plainRows(after), after.allowance],
+      [plainRows(before), before.allowance],
+    );
+  } else if (event.type === 'human.raise') {
+    const amount = event.amount as number;
+    oracle.same(step, `${what}: subject`, input.subject, 'loop: raise allowance');
+    oracle.same(
+      step,
+      `${what}: allowance +N and the raise decision`,
+      [after.allowance, after.decisions, plainRows(after)],
+      [
+        before.allowance + amount,
+        [...before.decisions, `rows +${amount} |${event.words === '' ? '' : ` ${String(event.words)}`}`],
+        plainRows(before),
+      ],
+    );
+  } else if (event.type === 'human.amend') {
+    const amendment = event.amendment as { kind: string; row?: number; disposition?: string };
+    if (amendment.kind === 'cut') {
+      const row = amendment.row as number;
+      oracle.same(step, `${what}: subject`, input.subject, `loop: cut row ${row}`);
+      oracle.same(
+        step,
+        `${what}: cut row`,
+        plainRows(after).find((r) => r.row === row),
+        {
+          row,
+          status: 'cut',
+          attempts: before.rows.find((r) => r.row === row)?.attempts,
+          evidence: amendment.disposition,
+        },
+      );
+      unchangedRows(row);
+    } else if (amendment.kind === 'reopen') {
+      const row = amendment.row as number;
+      oracle.same(step, `${what}: subject`, input.subject, 'loop: amend');
+      oracle.same(
+        step,
+        `${what}: reopened row`,
+        plainRows(after).find((r) => r.row === row),
+        {
+          row,
+          status: 'open',
+          attempts: before.rows.find((r) => r.row === row)?.attempts,
+          evidence: 'reopened by amendment',
+        },
+      );
+      unchangedRows(row);
+    } else {
+      oracle.same(step, `${what}: subject`, input.subject, 'loop: amend');
+      oracle.same(step, `${what}: rows unchanged`, plainRows(after), plainRows(before));
+    }
+    // §3.17 "Reconcile ledger and spec in one commit" for an amendment that changes the spec; the
+    // `amend reopen <n>` reply carries no spec change (see docs/proof.md, findings).
+    if (amendment.kind !== 'reopen')
+      oracle.same(step, `${what}: spec and ledger in one commit`, typeof input.specText, 'string');
+    oracle.same(
+      step,
+      `${what}: iterations and allowance preserved`,
+      [after.iterations, after.allowance],
+      [before.iterations, before.allowance],
+    );
+  } else {
+    throw new Error(`no choice commit expected for ${event.type}`);
+  }
+}
+
+/** §3.16: first line, header, row lines, preservation sentence; the offers of the stop. */
+function checkStop(oracle: Oracle, step: PathStep, stopNode: AnyStateNode, c: ContextView) {
+  const accepted = [...stopNode.transitions.keys()].filter((type) => type.startsWith('human.')).sort();
+  oracle.same(
+    step,
+    `offers at ${stopNode.key}`,
+    accepted,
+    [...(OFFERS[stopNode.key] ?? ['unknown stop'])].sort(),
+  );
+  const stop = c.stop;
+  if (stop === null) return oracle.same(step, `stop held at ${stopNode.key}`, stop, 'a stop');
+  const lines = renderHumanStop(stop as never, c.stopLedger as never).split('\n');
+  const expected = expectedStopLines(stop, c.stopLedger);
+  oracle.same(step, 'first line of a stop', lines[0], QUESTION);
+  oracle.matches(step, `header of ${stop.kind}`, lines[1] ?? '', expected.header);
+  const rowLines = lines.filter((l) => /^row \d+: \d+ of \d+$/.test(l));
+  oracle.same(step, 'row lines with effective allowances', rowLines, expected.rows);
+  oracle.same(
+    step,
+    'preservation sentence after the row lines',
+    lines[lines.indexOf(PRESERVE) - 1],
+    rowLines.at(-1) ?? lines[stop.kind === 'seed-exhaustion' || stop.kind === 'verification-failed' ? 2 : 1],
+  );
+  if (stop.kind === 'bound-spent')
+    oracle.same(
+      step,
+      'bound-spent recommendation',
+      lines.includes('Recommendation: none - named action bound spent'),
+      true,
+    );
+  if (stop.kind === 'seed-exhaustion')
+    oracle.same(
+      step,
+      'seed count line',
+      lines[2],
+      `seed: ${String(stop.seedRepairs)} of ${c.stopLedger?.allowance}`,
+    );
+}
+
+/** The rendered stop text's expected lines, checked by the caller that renders it. */
+export function expectedStopLines(
+  stop: { readonly kind: string; readonly [field: string]: unknown },
+  ledger: LedgerView | null,
+): { header: RegExp; rows: string[] } {
+  const rows =
+    ledger?.rows
+      .filter((r) => r.status === 'open' || r.status === 'failed')
+      .map((r) => `row ${r.row}: ${r.attempts} of ${effectiveAllowanceOf(ledger, r.row)}`) ?? [];
+  const header: Record<string, RegExp> = {
+    'row-allowance': new RegExp(`^Stopped on row ${String(stop.row)}$`),
+    'missing-model': new RegExp(`^Stopped on row ${String(stop.row)}$`),
+    'bound-spent': new RegExp(`^Stopped on row ${String(stop.row)}$`),
+    'unreachable-amend': new RegExp(`^Stopped on row ${String(stop.row)}$`),
+    'seed-exhaustion': /^Stopped on seed$/,
+    'recovery-incomplete': new RegExp(
+      `^Stopped: iteration ${String(stop.iteration)} recovery incomplete - .+$`,
+    ),
+    'commit-boundary': /^Stopped: .+$/,
+    'verification-failed': /^Stopped: verification failed with every row closed$/,
+    'reopened-during-verify': new RegExp(
+      `^Stopped: row ${String(stop.row)} reopened by amendment during verify$`,
+    ),
+  };
+  return { header: header[stop.kind] ?? /^unknown stop kind$/, rows };
+}
+
+export { PRESERVE, QUESTION };

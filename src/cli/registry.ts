@@ -3,12 +3,14 @@
  * src/cli/ and exports a {@link CliCommand}; add it to the list below.
  */
 import { checkCommand } from './check.js';
+import { childCommand } from './child.js';
 import type { CliCommand } from './commands.js';
 import { crankCommand } from './crank.js';
 import { cyberCommand } from './cyber.js';
 import { demoCommand } from './demo.js';
 import { generateCommand } from './generate.js';
 import { pathsCommand } from './paths.js';
+import { promptCommand } from './prompt.js';
 import { reportCommand } from './report.js';
 import { rpiCommand } from './rpi.js';
 import { runCommand } from './run.js';
@@ -24,6 +26,8 @@ export const COMMANDS: readonly CliCommand[] = [
   checkCommand,
   demoCommand,
   scriptedChildCommand,
+  childCommand,
+  promptCommand,
   generateCommand,
   cyberCommand,
   reportCommand,

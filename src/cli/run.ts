@@ -8,6 +8,7 @@ import { formatFindings } from '../common/finding.js';
 import type { HumanReplyRejection } from '../gauntlet/human-stop.js';
 import { crashHookFromEnvironment } from '../host/crash-hook.js';
 import { createRunner, type LoopRunnerOptions, type LoopRunResult } from '../host/runner.js';
+import { AGENT_OPTIONS, agentChoice, presetHelp } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './commands.js';
 
@@ -19,6 +20,8 @@ const OPTIONS = {
   spec: { type: 'string' },
   ledger: { type: 'string' },
   child: { type: 'string' },
+  'child-agent': { type: 'string' },
+  ...AGENT_OPTIONS,
   gate: { type: 'string', multiple: true },
   verification: { type: 'string' },
   allowance: { type: 'string' },
@@ -30,7 +33,7 @@ const OPTIONS = {
   answer: { type: 'string' },
 } as const;
 
-const HELP = `usage: loopchart run --spec <path> --child "<command>" [options]
+const HELP = `usage: loopchart run --spec <path> (--child "<command>" | --child-agent <agent>) [options]
 
 Runs the loop engine on a worktree, fresh or resumed (the same command).
 
@@ -38,6 +41,7 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --spec <path>             the spec (optional on resume when --ledger names the ledger)
   --ledger <path>           the ledger (default: <spec dir>/../plans/<spec file name>)
   --child "<command>"       the child command, run with /bin/sh -c in the worktree
+  --child-agent <agent>     run a coding agent as the child (presets below)
   --gate "<command>"        an extra gate after the ledger's verification command (repeatable)
   --verification "<cmd>"    the verification command of a fresh ledger (default: npm test / make test)
   --allowance <n>           allowance of a fresh ledger (default 4)
@@ -51,6 +55,8 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
 
 Exit codes: 0 finished, 3 stopped for a human, 2 invalid input, 1 internal error, 130 interrupted
 (Ctrl-C or SIGTERM: the child is stopped and its dispatch recovered before the run ends).
+
+${presetHelp('--child-agent')}
 `;
 
 /** Parsed `run` arguments, as runner options. */
@@ -62,6 +68,17 @@ export function runOptionsFromArgs(
   const seconds = (name: 'silence-timeout' | 'timeout', value: string | undefined) =>
     value === undefined ? undefined : integerOption('run', name, value, 0, 1) * 1000;
   const implModel = values['impl-model'] ?? env[IMPL_MODEL_VARIABLE] ?? null;
+  const agent = values.help
+    ? null
+    : agentChoice(
+        'run',
+        'child-agent',
+        { ...values, agent: values['child-agent'] },
+        'child',
+        values.child,
+        env,
+      );
+  const child = agent?.command ?? values.child;
   const silenceTimeoutMs = seconds('silence-timeout', values['silence-timeout']);
   const timeoutMs = seconds('timeout', values.timeout);
   const allowance =
@@ -76,7 +93,8 @@ export function runOptionsFromArgs(
     worktree: values.worktree ?? process.cwd(),
     ...(values.spec === undefined ? {} : { spec: values.spec }),
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
-    ...(values.child === undefined ? {} : { child: values.child }),
+    ...(child === undefined ? {} : { child }),
+    ...(agent === null ? {} : { childEnv: agent.env }),
     gates: values.gate ?? [],
     ...(values.verification === undefined ? {} : { verification: values.verification }),
     ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
@@ -184,10 +202,13 @@ export const runCommand: CliCommand = {
     const options = runOptionsFromArgs(args);
     if (options.help) {
       io.stdout.write(HELP);
+      const preset = presetOf(args);
+      if (preset !== null)
+        io.stdout.write(`\n--child-agent ${preset.name} runs, per dispatch:\n  ${preset.command}\n`);
       return 0;
     }
     if (options.child === undefined)
-      throw new UsageError('run: give the child command with --child "<command>"');
+      throw new UsageError('run: give the child with --child "<command>" or --child-agent <agent>');
     const crash = crashHookFromEnvironment();
     // Ctrl-C or SIGTERM stops a running child or gate (its whole process group), lets the
     // interrupted dispatch be recovered and repaired, and ends the run before the next one (130).
@@ -215,6 +236,15 @@ export const runCommand: CliCommand = {
     }
   },
 };
+
+/** With `--help`, the expansion of the `--child-agent` given beside it, or `null`. */
+function presetOf(args: readonly string[]): { name: string; command: string } | null {
+  const { values } = parseCommandArgs('run', args, OPTIONS);
+  const name = values['child-agent'];
+  if (name === undefined) return null;
+  const choice = agentChoice('run', 'child-agent', { ...values, agent: name }, 'child', undefined);
+  return choice === null ? null : { name, command: choice.command };
+}
 
 /** Exit code of a run interrupted by SIGINT or SIGTERM (128 + SIGINT, the shell's convention). */
 export const INTERRUPTED_EXIT_CODE = 130;

@@ -1,13 +1,15 @@
 /**
  * A test-only entry point for the loop commands (`run`, `status`, `check`, `demo`,
- * `scripted-child`), bundled by cli-bundle.ts into one file that tests run as a real process. It
+ * `scripted-child`, `child`, `prompt`), bundled by cli-bundle.ts into one file that tests run as a real process. It
  * reports a command's failure as `runCli` does, without pulling in the other commands.
  */
 
 import { checkCommand } from '../../src/cli/check.js';
+import { childCommand } from '../../src/cli/child.js';
 import { reportCommandFailure } from '../../src/cli/command-failure.js';
 import type { CliCommand } from '../../src/cli/commands.js';
 import { demoCommand } from '../../src/cli/demo.js';
+import { promptCommand } from '../../src/cli/prompt.js';
 import { runCommand } from '../../src/cli/run.js';
 import { scriptedChildCommand } from '../../src/cli/scripted-child.js';
 import { statusCommand } from '../../src/cli/status.js';
@@ -18,6 +20,8 @@ const commands: readonly CliCommand[] = [
   checkCommand,
   demoCommand,
   scriptedChildCommand,
+  childCommand,
+  promptCommand,
 ];
 const [name, ...rest] = process.argv.slice(2);
 const command = commands.find((c) => c.name === name);

@@ -1,0 +1,82 @@
+/**
+ * A child task in plain words (`loopchart child show`, and the task section of every child
+ * prompt). Pure: the caller reads the task, the ledger on disk and the spec.
+ */
+import type { ChildTask } from '../gauntlet/dispatch.js';
+import type { Ledger, SpecRow } from '../gauntlet/types.js';
+
+/** What {@link renderTaskSummary} reads. */
+export interface TaskSummaryInput {
+  readonly task: ChildTask;
+  /** The ledger on disk (the reserved one while the dispatch runs). */
+  readonly ledger: Ledger | null;
+  /** The spec's acceptance rows (for the row texts); `[]` when unknown. */
+  readonly specRows: readonly SpecRow[];
+  /** Action records already written to the jobs file in this dispatch. */
+  readonly spent?: readonly string[];
+}
+
+function rowLine(ledger: Ledger | null, specRows: readonly SpecRow[], n: number): string {
+  const row = ledger?.rows.find((r) => r.row === n);
+  const text = specRows.find((r) => r.row === n)?.text ?? '(row text not found in the spec)';
+  const state =
+    row === undefined
+      ? ''
+      : ` [${row.status}, ${row.attempts} attempt${row.attempts === 1 ? '' : 's'}${row.evidence === '' ? '' : `, evidence: ${row.evidence}`}]`;
+  return `  row ${n}: ${text}${state}`;
+}
+
+/**
+ * Renders the task for a person or an agent: what this dispatch is for, the rows it concerns, the
+ * hint and previous decision, the carried action records and where the files are.
+ *
+ * @param input the task, the ledger on disk, the spec rows and the spends so far
+ * @returns the text, ending with a newline
+ */
+export function renderTaskSummary(input: TaskSummaryInput): string {
+  const { task, ledger, specRows } = input;
+  const lines: string[] = [];
+  if (task.kind === 'seed') {
+    lines.push(
+      'This dispatch is the seed: measure the baseline. Run the checks of the open rows on the code as it is (change no code), give each row you checked its evidence, and close the rows that already pass.',
+    );
+    const open = ledger?.rows.filter((r) => r.status === 'open') ?? [];
+    lines.push('Open rows:', ...open.map((r) => rowLine(ledger, specRows, r.row)));
+  } else if (task.kind === 'row') {
+    lines.push(
+      `This dispatch is row ${String(task.target)}: make it pass if you can, then record the attempt as done or failed.`,
+      rowLine(ledger, specRows, task.target as number),
+    );
+    const others = ledger?.rows.filter((r) => r.status === 'open' && r.row !== task.target) ?? [];
+    if (others.length > 0)
+      lines.push(
+        'Other open rows (close one beside the target only when your change makes it pass too):',
+        ...others.map((r) => rowLine(ledger, specRows, r.row)),
+      );
+    lines.push(`Previous decision on this row: ${task.previousDecision}`);
+  } else {
+    const v = task.verification;
+    lines.push(
+      'This dispatch is a verification repair: every row is closed, but a gate of the final verification fails. Fix the code so that it passes. Change nothing in the ledger.',
+    );
+    if (v !== null)
+      lines.push(
+        `Failing gate ${v.gate}: \`${v.command}\` exited ${v.exitCode}. Its output is in ${v.logPath}.`,
+      );
+  }
+  if (task.hint !== null) lines.push(`Hint: ${task.hint}`);
+  if (task.model !== null) lines.push(`Model for this dispatch: ${task.model}`);
+  const spent = input.spent ?? [];
+  if (task.actionRecords.length > 0 || spent.length > 0)
+    lines.push(
+      'Action records (spends so far; the tools repeat them in the ledger for you, never spend past a bound):',
+      ...[...task.actionRecords, ...spent].map((r) => `  ${r}`),
+    );
+  lines.push(
+    `Worktree: ${task.worktree}`,
+    `Ledger: ${task.ledger} (edit it only through the tools)`,
+    `Spec: ${task.spec}`,
+    `Iteration: ${task.iteration + 1} (this dispatch's number)`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,265 @@
+/**
+ * `loopchart child show|record|seed|spend|check|commit|return`: the child tools (docs/agents.md).
+ * A child (a coding agent, a script) calls them inside a loop dispatch; they read the dispatch
+ * from `LOOPCHART_TASK`, do the contract's mechanics (ledger edits, action records, the commit and
+ * the return) and refuse, with a named error (exit 2), anything the contract forbids.
+ */
+import { renderTaskSummary } from '../agents/task-summary.js';
+import { InputError, UsageError } from '../common/errors.js';
+import {
+  type ExtraClosure,
+  recordRowOutcome,
+  recordSeed,
+  type SpendStep,
+  spendLine,
+} from '../gauntlet/child-edits.js';
+import {
+  appendSpend,
+  ChildCheckError,
+  checkChildReturn,
+  commitChild,
+  diskLedger,
+  loadChildDispatch,
+  specRows,
+  writeChildReturn,
+  writeLedger,
+} from '../host/child-tools.js';
+import { integerOption, parseCommandArgs } from './args.js';
+import type { CliCommand, CliIo } from './commands.js';
+
+const HELP = `usage: loopchart child <tool> [options]
+
+The child tools. Run them inside a loop dispatch (they read LOOPCHART_TASK); each refuses what the
+child contract forbids with a named error and exit code 2, before anything is written.
+
+  show                          print this dispatch's task in plain words
+  record --status done|failed --evidence "<check>; <result>" --summary "<what happened>"
+         --next "<next step>" [--extra <row>="<check>; <result>"]...
+                                record the target row's outcome (row dispatches)
+  seed --evidence <row>="<check>; <result>"... [--close <row>]... [--first-row "row <n>"]
+                                give rows baseline evidence, close rows that already pass (the seed)
+  spend reserve|ran|spent <action> --bound <n>
+                                record a paid or external action in the jobs file: reserve before
+                                launching it, ran once it ran, spent when its bound is used up
+  check [--subject "<s>"] [--body "<b>"]
+                                run the loop's own return validation on the working tree and print
+                                the validation miss the loop would record (exit 2), or "admitted"
+  commit                        check, then make the dispatch's one commit (all changes, the
+                                subject and attribution lines from the task)
+  return DONE|<STATUS> [--summary "<text>"]
+                                write the return file (DONE only after the commit, on a clean tree)
+
+Every tool takes --json for a machine-readable result.
+`;
+
+function writeResult(io: CliIo, json: boolean, result: Record<string, unknown>, text: string): void {
+  io.stdout.write(json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+}
+
+function rowNumber(text: string, what: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`child: ${what} must be a row number, got "${text}"`);
+  return Number(text);
+}
+
+/** Splits `<row>=<evidence>`. */
+function rowAssignment(text: string, option: string): [number, string] {
+  const at = text.indexOf('=');
+  if (at < 1) throw new UsageError(`child: --${option} takes <row>="<check>; <result>", got "${text}"`);
+  return [rowNumber(text.slice(0, at).trim(), `--${option}`), text.slice(at + 1)];
+}
+
+async function show(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('child show', args, {});
+  const dispatch = await loadChildDispatch();
+  if (values.json === true) {
+    io.stdout.write(`${JSON.stringify({ task: dispatch.task, spent: dispatch.spent })}\n`);
+    return 0;
+  }
+  const ledger = diskLedger(dispatch);
+  io.stdout.write(
+    renderTaskSummary({
+      task: dispatch.task,
+      ledger,
+      specRows: await specRows(dispatch),
+      spent: dispatch.spent,
+    }),
+  );
+  return 0;
+}
+
+async function record(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('child record', args, {
+    status: { type: 'string' },
+    evidence: { type: 'string' },
+    summary: { type: 'string' },
+    next: { type: 'string' },
+    extra: { type: 'string', multiple: true },
+  });
+  const status = values.status;
+  if (status !== 'done' && status !== 'failed')
+    throw new UsageError('child record: --status must be done or failed');
+  for (const name of ['evidence', 'summary', 'next'] as const)
+    if (values[name] === undefined) throw new UsageError(`child record: --${name} is required`);
+  const extras: ExtraClosure[] = (values.extra ?? []).map((text) => {
+    const [row, evidence] = rowAssignment(text, 'extra');
+    return { row, evidence };
+  });
+  const dispatch = await loadChildDispatch();
+  const ledger = recordRowOutcome(
+    diskLedger(dispatch),
+    dispatch.task,
+    {
+      status,
+      evidence: values.evidence as string,
+      summary: values.summary as string,
+      next: values.next as string,
+      extras,
+    },
+    dispatch.spent,
+  );
+  await writeLedger(dispatch, ledger);
+  const decisions = ledger.decisions.slice(diskLedger(dispatch).decisions.length);
+  writeResult(
+    io,
+    values.json === true,
+    { recorded: dispatch.task.target, status, decisions },
+    `recorded row ${String(dispatch.task.target)} ${status}; decisions:\n${decisions.map((d) => `  ${d}`).join('\n')}\nnext: loopchart child check, then loopchart child commit`,
+  );
+  return 0;
+}
+
+async function seed(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('child seed', args, {
+    evidence: { type: 'string', multiple: true },
+    close: { type: 'string', multiple: true },
+    'first-row': { type: 'string' },
+  });
+  const evidence = new Map<number, string>();
+  for (const text of values.evidence ?? []) {
+    const [row, cell] = rowAssignment(text, 'evidence');
+    if (evidence.has(row)) throw new UsageError(`child seed: row ${row} is given evidence twice`);
+    evidence.set(row, cell);
+  }
+  const close = (values.close ?? []).map((text) => rowNumber(text, '--close'));
+  const dispatch = await loadChildDispatch();
+  const ledger = recordSeed(
+    diskLedger(dispatch),
+    dispatch.task,
+    {
+      evidence,
+      closeOnBaseline: close,
+      ...(values['first-row'] === undefined ? {} : { firstRow: values['first-row'] }),
+    },
+    dispatch.spent,
+  );
+  await writeLedger(dispatch, ledger);
+  const decision = ledger.decisions[ledger.decisions.length - 1] as string;
+  writeResult(
+    io,
+    values.json === true,
+    { seeded: [...evidence.keys()], closed: close, decision },
+    `seeded rows ${[...evidence.keys()].join(', ')}; decision:\n  ${decision}\nnext: loopchart child check, then loopchart child commit`,
+  );
+  return 0;
+}
+
+async function spend(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('child spend', args, { bound: { type: 'string' } }, true);
+  const [step, action, ...rest] = positionals;
+  if (step !== 'reserve' && step !== 'ran' && step !== 'spent')
+    throw new UsageError('child spend: give reserve, ran or spent, then the action');
+  if (action === undefined || rest.length > 0)
+    throw new UsageError('child spend: give exactly one action name (quote it when it has spaces)');
+  if (values.bound === undefined) throw new UsageError('child spend: --bound <n> is required');
+  const bound = integerOption('child spend', 'bound', values.bound, 0, 1);
+  const dispatch = await loadChildDispatch();
+  const line = spendLine(
+    [...dispatch.task.actionRecords, ...dispatch.spent],
+    step as SpendStep,
+    action,
+    bound,
+  );
+  await appendSpend(dispatch, line);
+  writeResult(io, values.json === true, { recorded: line }, `recorded in the jobs file: ${line}`);
+  return 0;
+}
+
+async function check(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('child check', args, {
+    subject: { type: 'string' },
+    body: { type: 'string' },
+  });
+  const dispatch = await loadChildDispatch();
+  const outcome = await checkChildReturn(dispatch, {
+    ...(values.subject === undefined ? {} : { subject: values.subject }),
+    ...(values.body === undefined ? {} : { body: values.body }),
+  });
+  if (outcome.kind !== 'admitted') throw new ChildCheckError(outcome);
+  writeResult(
+    io,
+    values.json === true,
+    { admitted: true, subject: outcome.subject },
+    `admitted: the loop would accept this return (commit subject "${outcome.subject}")`,
+  );
+  return 0;
+}
+
+async function commit(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('child commit', args, {});
+  const dispatch = await loadChildDispatch();
+  const made = await commitChild(dispatch);
+  writeResult(
+    io,
+    values.json === true,
+    made,
+    `committed ${made.sha.slice(0, 12)} "${made.subject}"\nnext: loopchart child return DONE`,
+  );
+  return 0;
+}
+
+async function returnTool(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    'child return',
+    args,
+    { summary: { type: 'string' } },
+    true,
+  );
+  const [status, ...rest] = positionals;
+  if (status === undefined || rest.length > 0)
+    throw new UsageError('child return: give exactly one status (DONE, BLOCKED, NEEDS_INPUT, …)');
+  const dispatch = await loadChildDispatch();
+  await writeChildReturn(dispatch, status, values.summary);
+  writeResult(io, values.json === true, { returned: status }, `returned ${status}; exit now`);
+  return 0;
+}
+
+const TOOLS: Record<string, (args: readonly string[], io: CliIo) => Promise<number>> = {
+  show,
+  record,
+  seed,
+  spend,
+  check,
+  commit,
+  return: returnTool,
+};
+
+/** `loopchart child`. */
+export const childCommand: CliCommand = {
+  name: 'child',
+  summary: 'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return',
+  async run(args, io) {
+    const [tool, ...rest] = args;
+    if (tool === undefined || tool === '--help' || tool === '-h' || tool === 'help') {
+      io.stdout.write(HELP);
+      return tool === undefined ? 2 : 0;
+    }
+    const run = TOOLS[tool];
+    if (run === undefined)
+      throw new InputError('cli.usage', `child: unknown tool "${tool}"; run \`loopchart child --help\``);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    return run(rest, io);
+  },
+};

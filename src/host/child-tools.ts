@@ -1,0 +1,309 @@
+/**
+ * The effects behind `loopchart child …` (docs/agents.md): read the dispatch a child runs in from
+ * `LOOPCHART_TASK`, apply the pure ledger edits of src/gauntlet/child-edits.ts to the ledger on
+ * disk, append action records to the jobs file, run the loop's own return validation on the
+ * working tree, commit, and write the return. Every tool refuses, with a named error, what the
+ * child contract forbids.
+ */
+import { join } from 'node:path';
+import { InputError } from '../common/errors.js';
+import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { createGitPort, type GitPort } from '../effects/git.js';
+import { parseJobsFile, recordActionLine } from '../effects/jobs.js';
+import { parseActionRecord } from '../gauntlet/action-records.js';
+import { childTaskSchema } from '../gauntlet/child-contract.js';
+import { ChildEditError, childCommitMessage } from '../gauntlet/child-edits.js';
+import type { ChildTask } from '../gauntlet/dispatch.js';
+import { parseLedger, parsePending, serializeLedger } from '../gauntlet/ledger.js';
+import { parseSpec } from '../gauntlet/spec.js';
+import type { ActionRecord, Ledger, PendingTuple, SpecRow } from '../gauntlet/types.js';
+import { type MissCode, validateReturn } from '../gauntlet/validate.js';
+import { validateVerificationReturn } from '../gauntlet/verify.js';
+import { CHILD_ENV } from './child-environment.js';
+
+/** Everything a child tool knows about the dispatch it runs in. */
+export interface ChildDispatch {
+  readonly taskFile: string;
+  readonly task: ChildTask;
+  /** The dispatch's tuple, read from the task's first commit-body line. */
+  readonly pending: PendingTuple;
+  /** Absolute path of the ledger. */
+  readonly ledgerPath: string;
+  /** The ledger file on disk now. */
+  readonly ledgerText: string;
+  readonly git: GitPort;
+  /** Action-record lines of the jobs file (spends of this dispatch), in file order. */
+  readonly spent: readonly string[];
+}
+
+/**
+ * Reads the dispatch from `LOOPCHART_TASK`.
+ *
+ * @param env the environment
+ * @throws InputError `child.environment` outside a dispatch, `child.task` for an unreadable task
+ */
+export async function loadChildDispatch(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<ChildDispatch> {
+  const taskFile = env[CHILD_ENV.task];
+  if (taskFile === undefined || taskFile === '')
+    throw new InputError(
+      'child.environment',
+      `${CHILD_ENV.task} is not set: the child tools run inside a loop dispatch (loopchart run starts the child with it)`,
+    );
+  const text = await readFileIfExists(taskFile);
+  if (text === null) throw new InputError('child.task', `the task file ${taskFile} does not exist`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputError('child.task', `the task file ${taskFile} is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = childTaskSchema.safeParse(value);
+  if (!parsed.success)
+    throw new InputError('child.task', `the task file ${taskFile} is not a task: ${parsed.error.message}`);
+  const task = parsed.data as ChildTask;
+  const pending = parsePending(task.commitBody[0]);
+  if (pending === null)
+    throw new InputError(
+      'child.task',
+      `the task's first commit-body line is not a pending tuple: ${task.commitBody[0]}`,
+    );
+  const ledgerPath = join(task.worktree, task.ledger);
+  const ledgerText = await readFileIfExists(ledgerPath);
+  if (ledgerText === null) throw new InputError('child.task', `the ledger ${task.ledger} does not exist`);
+  const jobs = await readFileIfExists(task.jobsFile);
+  return {
+    taskFile,
+    task,
+    pending,
+    ledgerPath,
+    ledgerText,
+    git: createGitPort(task.worktree),
+    spent: jobs === null ? [] : parseJobsFile(jobs).actionRecordLines,
+  };
+}
+
+/**
+ * The ledger on disk, parsed.
+ *
+ * @throws InputError (`child.ledger`) when it does not parse
+ */
+export function diskLedger(dispatch: ChildDispatch): Ledger {
+  const parsed = parseLedger(dispatch.ledgerText);
+  if (parsed.ledger === null)
+    throw new InputError(
+      'child.ledger',
+      `the ledger ${dispatch.task.ledger} does not parse: ${parsed.findings.map((f) => f.reason).join('; ')}`,
+    );
+  return parsed.ledger;
+}
+
+/** Writes an edited ledger back to disk. */
+export async function writeLedger(dispatch: ChildDispatch, ledger: Ledger): Promise<void> {
+  await writeFileAtomic(dispatch.ledgerPath, serializeLedger(ledger));
+}
+
+/** The spec's acceptance rows, or `[]` when the spec cannot be read. */
+export async function specRows(dispatch: ChildDispatch): Promise<readonly SpecRow[]> {
+  const text = await readFileIfExists(join(dispatch.task.worktree, dispatch.task.spec));
+  return text === null ? [] : parseSpec(text).spec.rows;
+}
+
+/** Appends one action-record line to the dispatch's jobs file. */
+export async function appendSpend(dispatch: ChildDispatch, line: string): Promise<void> {
+  await recordActionLine(dispatch.task.jobsFile, line);
+}
+
+/** What `child check` found. */
+export type ChildCheck =
+  /** The loop would admit the return. */
+  | { readonly kind: 'admitted'; readonly subject: string }
+  /** The loop would record this validation miss (the same code and text). */
+  | { readonly kind: 'miss'; readonly code: MissCode | 'miss.verification'; readonly miss: string }
+  /** The loop would take the return as interrupted, or could not attribute it. */
+  | { readonly kind: 'interrupted' | 'unattributed'; readonly reason: string };
+
+/** Overrides of the commit `child check` judges (default: the one `child commit` would make). */
+export interface CheckOverrides {
+  readonly subject?: string;
+  readonly body?: string;
+}
+
+async function savedLedger(dispatch: ChildDispatch): Promise<Ledger> {
+  const [text] = await dispatch.git.readBlobs([{ rev: dispatch.pending.head, path: dispatch.task.ledger }]);
+  const parsed = text === null || text === undefined ? null : parseLedger(text).ledger;
+  if (parsed === null)
+    throw new InputError(
+      'child.ledger',
+      `the ledger ${dispatch.task.ledger} at the dispatch's HEAD ${dispatch.pending.head} cannot be read`,
+    );
+  return parsed;
+}
+
+function records(lines: readonly string[]): ActionRecord[] {
+  return lines.map(parseActionRecord).filter((r): r is ActionRecord => r !== null);
+}
+
+function ledgerOrFindings(text: string | null) {
+  if (text === null) return [{ line: 0, code: 'ledger.missing', reason: 'the ledger is missing' }] as const;
+  const parsed = parseLedger(text);
+  return parsed.ledger ?? parsed.findings;
+}
+
+/**
+ * Runs the loop's own return validation (`validateReturn`, or the verification admission for a
+ * verification repair) on the dispatch as it stands. Before the commit it judges the working tree
+ * as if `child commit` had committed it (DONE, clean, one commit, the commit message the tool
+ * would write unless overridden); after the commit it judges HEAD, the tree and the commit count as
+ * they are.
+ *
+ * @param dispatch the dispatch
+ * @param overrides a subject or body to judge instead of the tool's own (before the commit only)
+ */
+export async function checkChildReturn(
+  dispatch: ChildDispatch,
+  overrides: CheckOverrides = {},
+): Promise<ChildCheck> {
+  const { task, git, pending } = dispatch;
+  const saved = await savedLedger(dispatch);
+  const head = await git.revParseHead();
+  let boundary: { returned: string; porcelain: string; commitCount: number };
+  let commit: { sha: string; subject: string; body: string };
+  let headLedgerText: string | null;
+  if (head === pending.head) {
+    const onDisk = parseLedger(dispatch.ledgerText).ledger;
+    let message: { subject: string; body: string };
+    try {
+      message =
+        onDisk === null
+          ? { subject: task.commitSubject, body: task.commitBody.join('\n') }
+          : childCommitMessage(task, onDisk, dispatch.spent);
+    } catch (error) {
+      if (!(error instanceof ChildEditError) || overrides.subject === undefined) throw error;
+      message = { subject: overrides.subject, body: task.commitBody.join('\n') };
+    }
+    boundary = { returned: 'DONE', porcelain: '', commitCount: 1 };
+    commit = {
+      sha: head,
+      subject: overrides.subject ?? message.subject,
+      body: overrides.body ?? message.body,
+    };
+    headLedgerText = dispatch.ledgerText;
+  } else {
+    const status = await git.statusPorcelain();
+    const count = await git.revListCount(pending.head, 'HEAD');
+    const [log] = await git.logSince(`${head}~1`, head);
+    commit = { sha: head, subject: log?.subject ?? '', body: log?.body ?? '' };
+    boundary = {
+      returned: 'DONE',
+      porcelain: status.map((e) => `${e.xy} ${e.path}`).join('\n'),
+      commitCount: count,
+    };
+    [headLedgerText] = (await git.readBlobs([{ rev: head, path: task.ledger }])) as [string | null];
+  }
+  if (task.kind === 'verify') {
+    const outcome = validateVerificationReturn({
+      pending,
+      saved,
+      boundary,
+      commit,
+      headLedger: ledgerOrFindings(headLedgerText),
+    });
+    if (outcome.kind === 'admitted') return { kind: 'admitted', subject: commit.subject };
+    if (outcome.kind === 'unattributed') return { kind: 'unattributed', reason: outcome.detail };
+    return { kind: 'miss', code: 'miss.verification', miss: outcome.reason };
+  }
+  const outcome = validateReturn({
+    target: task.target as number | 'seed',
+    iteration: task.iteration,
+    pending,
+    saved,
+    boundary,
+    commit,
+    headLedger: ledgerOrFindings(headLedgerText),
+    retainedActionRecords: records([...task.actionRecords, ...dispatch.spent]),
+  });
+  if (outcome.kind === 'admitted') return { kind: 'admitted', subject: commit.subject };
+  if (outcome.kind === 'miss') return { kind: 'miss', code: outcome.code, miss: outcome.miss };
+  if (outcome.kind === 'interrupted') return { kind: 'interrupted', reason: outcome.reason };
+  return { kind: 'unattributed', reason: outcome.detail };
+}
+
+/** A check that did not pass, as the named error the child tools exit with. */
+export class ChildCheckError extends InputError {
+  constructor(check: Exclude<ChildCheck, { kind: 'admitted' }>) {
+    super(
+      check.kind === 'miss' ? check.code : `return.${check.kind}`,
+      check.kind === 'miss'
+        ? `the loop would record a validation miss (${check.code}): ${check.miss}`
+        : check.kind === 'interrupted'
+          ? `the loop would take this return as interrupted: ${check.reason}`
+          : `the loop could not attribute this commit to the dispatch: ${check.reason}`,
+    );
+  }
+}
+
+/**
+ * Commits the dispatch's work: every changed, added or deleted path of the working tree (ignored
+ * files stay out) with the subject and body the loop expects, after `child check` passed.
+ *
+ * @returns the new commit and its subject
+ * @throws InputError `child.committed` when the dispatch already has its commit, ChildCheckError
+ *   when the loop would not admit the return
+ */
+export async function commitChild(dispatch: ChildDispatch): Promise<{ sha: string; subject: string }> {
+  const head = await dispatch.git.revParseHead();
+  if (head !== dispatch.pending.head)
+    throw new InputError(
+      'child.committed',
+      `HEAD moved from ${dispatch.pending.head} to ${head}: a dispatch makes exactly one commit, and it is made`,
+    );
+  const check = await checkChildReturn(dispatch);
+  if (check.kind !== 'admitted') throw new ChildCheckError(check);
+  const ledger = parseLedger(dispatch.ledgerText).ledger as Ledger;
+  const message = childCommitMessage(dispatch.task, ledger, dispatch.spent);
+  const paths = (await dispatch.git.statusPorcelain()).map((entry) => entry.path);
+  const sha = await dispatch.git.commitFiles({ paths, subject: message.subject, body: message.body });
+  return { sha, subject: message.subject };
+}
+
+/**
+ * Writes the return file. `DONE` is refused until the dispatch's commit is made and the tree is
+ * clean (the loop would take it as interrupted and spend the attempt).
+ *
+ * @param status `DONE` or another status (`BLOCKED`, `NEEDS_INPUT`, …)
+ * @param summary one line for the transcript
+ */
+export async function writeChildReturn(
+  dispatch: ChildDispatch,
+  status: string,
+  summary?: string,
+): Promise<void> {
+  if (!/^[A-Z][A-Z0-9_]*$/.test(status))
+    throw new InputError(
+      'child.return',
+      `the status must be DONE or another upper-case word, got "${status}"`,
+    );
+  if (status === 'DONE') {
+    const head = await dispatch.git.revParseHead();
+    const count = await dispatch.git.revListCount(dispatch.pending.head, 'HEAD');
+    if (head === dispatch.pending.head || count !== 1)
+      throw new InputError(
+        'child.return',
+        count === 0
+          ? 'DONE needs the dispatch commit: run `loopchart child commit` first'
+          : `the dispatch has ${count} commits; the loop admits exactly one`,
+      );
+    const dirty = await dispatch.git.statusPorcelain();
+    if (dirty.length > 0)
+      throw new InputError(
+        'child.return',
+        `the tree is not clean after the commit (${dirty.map((e) => e.path).join(', ')}); the loop would take DONE as interrupted`,
+      );
+  }
+  await writeFileAtomic(
+    dispatch.task.returnFile,
+    `${JSON.stringify({ status, ...(summary === undefined ? {} : { summary }) })}\n`,
+  );
+}

@@ -1,0 +1,285 @@
+/**
+ * The child tools on real repositories: a dispatch laid out on disk as the host lays it out (the
+ * saved ledger committed, the reserved ledger and the task written), then `loopchart child …` run
+ * against it. `child check` must name, before the commit, the same validation miss the loop
+ * records for each of the scripted child's `miss` violations.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { childCommand } from '../../src/cli/child.js';
+import { reportCommandFailure } from '../../src/cli/command-failure.js';
+import { childTask, type DispatchPlan, planDispatch } from '../../src/gauntlet/dispatch.js';
+import { serializeLedger } from '../../src/gauntlet/ledger.js';
+import type { Ledger, Target } from '../../src/gauntlet/types.js';
+import { recordsFromLines } from '../../src/host/carried-records.js';
+import { type Behaviour, CONTRACT_VIOLATIONS, type ScriptedViolation } from '../../src/host/child-script.js';
+import { scriptedCommit } from '../../src/host/scripted-return.js';
+import { GIT_TEST_ENV, specWith, useGitTestEnvironment } from '../support/loop-repo.js';
+import { stringSinks } from '../support/string-sinks.js';
+
+const BASE = 'b'.repeat(40);
+const LEDGER = 'docs/plans/feature.md';
+const SPEC = 'docs/specs/feature.md';
+const cleanups: string[] = [];
+beforeAll(() => useGitTestEnvironment());
+afterEach(() => {
+  for (const dir of cleanups.splice(0)) rmSync(dir, { recursive: true, force: true });
+  delete process.env.LOOPCHART_TASK;
+});
+
+function ledger(rows: Ledger['rows'], decisions: string[] = []): Ledger {
+  return {
+    discriminant: '# Loop ledger',
+    spec: SPEC,
+    base: BASE,
+    verification: 'true',
+    checks: 'commands',
+    iterations: 3,
+    allowance: 4,
+    pending: null,
+    rows,
+    decisions,
+  };
+}
+
+const afterSeed = ledger(
+  [
+    { row: 1, status: 'failed', attempts: 1, evidence: 'check; 1 failing' },
+    { row: 2, status: 'open', attempts: 0, evidence: 'check; not yet' },
+    { row: 3, status: 'open', attempts: 0, evidence: 'check; not yet' },
+  ],
+  ['row 0 done | seeded 3 rows, closed 0 on baseline | row 1', 'row 1 failed | attempt 1 failed | retry'],
+);
+const beforeSeed = ledger([
+  { row: 1, status: 'open', attempts: 0, evidence: '' },
+  { row: 2, status: 'open', attempts: 0, evidence: '' },
+  { row: 3, status: 'open', attempts: 0, evidence: '' },
+]);
+
+interface Dispatch {
+  readonly dir: string;
+  readonly plan: DispatchPlan;
+  readonly task: ReturnType<typeof childTask>;
+  git(...args: string[]): string;
+  read(path: string): string;
+}
+
+/** A repository with `saved` committed and a dispatch of `target` reserved over it. */
+function reserve(saved: Ledger, target: Target, carried: string[] = []): Dispatch {
+  const dir = mkdtempSync(join(tmpdir(), 'loopchart-child-tools-'));
+  const outside = mkdtempSync(join(tmpdir(), 'loopchart-child-task-'));
+  cleanups.push(dir, outside);
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env: { ...process.env, ...GIT_TEST_ENV }, encoding: 'utf8' });
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+  git('init', '-q', '-b', 'main');
+  write(SPEC, specWith(['The first row', 'The second row', 'The third row']));
+  write(LEDGER, serializeLedger(saved));
+  git('add', '-A');
+  git('commit', '-q', '-m', 'loop: seed ledger');
+  const head = git('rev-parse', 'HEAD').trim();
+  const plan = planDispatch({ ledger: saved, target, head });
+  write(LEDGER, serializeLedger(plan.reserved));
+  const task = childTask(
+    plan,
+    {
+      worktree: dir,
+      ledger: LEDGER,
+      spec: SPEC,
+      returnFile: join(outside, 'return.json'),
+      jobsFile: join(outside, 'dispatch.jobs'),
+    },
+    { actionRecords: recordsFromLines(carried) },
+  );
+  const taskFile = join(outside, 'task.json');
+  writeFileSync(taskFile, JSON.stringify(task));
+  process.env.LOOPCHART_TASK = taskFile;
+  return { dir, plan, task, git, read: (path) => readFileSync(join(dir, path), 'utf8') };
+}
+
+/** Runs `loopchart child …` in this process, reporting a failure as runCli does. */
+async function child(
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string; error: string | null }> {
+  const { io, out } = stringSinks();
+  let code: number;
+  try {
+    code = await childCommand.run(args, io);
+  } catch (error) {
+    code = reportCommandFailure(io, 'child', true, error);
+  }
+  let error: string | null = null;
+  if (code !== 0) error = (JSON.parse(out.stdout) as { error: { code: string } }).error.code;
+  return { code, ...out, error };
+}
+
+/** Writes what the scripted child would commit for `behaviour`, without committing it. */
+function applyScripted(d: Dispatch, behaviour: Behaviour, spent: string[] = []) {
+  const commit = scriptedCommit(
+    d.plan.reserved,
+    d.task,
+    behaviour as Parameters<typeof scriptedCommit>[2],
+    behaviour.do === 'miss' && behaviour.violation === 'dropped-spend' ? [] : spent,
+  );
+  if (commit.ledger !== null) writeFileSync(join(d.dir, LEDGER), serializeLedger(commit.ledger));
+  for (const line of spent) writeFileSync(d.task.jobsFile, `${line}\n`, { flag: 'a' });
+  return commit;
+}
+
+// The miss each violation is, as the loop's validation names it (docs/child-contract.md, §3.10).
+const EXPECTED_MISS: Record<ScriptedViolation, string> = {
+  'header-change': 'miss.header',
+  'malformed-decision': 'miss.decision-malformed',
+  'four-result-lines': 'miss.evidence',
+  'keep-pending': 'miss.tuple-retained',
+  'no-attempt': 'miss.target',
+  'failed-extra': 'miss.extra',
+  'missing-decision': 'miss.decision-missing',
+  'wrong-subject': 'miss.subject',
+  'removed-decision': 'miss.decisions',
+  'seed-miscount': 'miss.seed-decision',
+  'dropped-spend': 'miss.action-record-dropped',
+};
+
+describe('loopchart child check', () => {
+  it('names each scripted miss before the commit, and the same miss once it is committed', async () => {
+    const before: Record<string, string | null> = {};
+    const after: Record<string, string | null> = {};
+    for (const violation of CONTRACT_VIOLATIONS) {
+      const seed = violation === 'seed-miscount';
+      const d = reserve(seed ? beforeSeed : afterSeed, seed ? 'seed' : 1);
+      const spent = violation === 'dropped-spend' ? ['ran capture (1 of 1)'] : [];
+      const commit = applyScripted(d, { do: 'miss', violation, spend: spent }, spent);
+      const checked = await child('check', '--json', '--subject', commit.subject, '--body', commit.body);
+      before[violation] = checked.error;
+      // Nothing was committed by the check.
+      expect(d.git('rev-parse', 'HEAD').trim()).toBe(d.plan.pending.head);
+      d.git('add', '-A');
+      d.git('commit', '-q', '-m', commit.subject, '-m', commit.body);
+      after[violation] = (await child('check', '--json')).error;
+    }
+    expect(before).toEqual(EXPECTED_MISS);
+    expect(after).toEqual(EXPECTED_MISS);
+  });
+
+  it('says admitted for a conforming scripted return, and refuses to commit a miss', async () => {
+    const d = reserve(afterSeed, 1);
+    applyScripted(d, { do: 'done', evidence: 'check; 3 passed' });
+    const ok = await child('check');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('admitted');
+    writeFileSync(join(d.dir, LEDGER), serializeLedger(d.plan.reserved));
+    applyScripted(d, { do: 'miss', violation: 'header-change' });
+    const refused = await child('commit', '--json');
+    expect(refused.error).toBe('miss.header');
+    expect(d.git('rev-parse', 'HEAD').trim()).toBe(d.plan.pending.head);
+  });
+});
+
+describe('the child tools', () => {
+  it('record, spend, check, commit and return make a return the loop admits', async () => {
+    const d = reserve(afterSeed, 1, ['ran capture (1 of 2)']);
+    writeFileSync(join(d.dir, 'src.txt'), 'fixed\n');
+    expect((await child('spend', 'reserve', 'capture', '--bound', '2')).stdout).toContain(
+      'ran capture (2 of 2)',
+    );
+    expect((await child('spend', 'ran', 'capture', '--bound', '2')).code).toBe(0);
+    expect((await child('spend', 'reserve', 'capture', '--bound', '2', '--json')).error).toBe('child.spend');
+    expect((await child('return', 'DONE', '--json')).error).toBe('child.return');
+    const recorded = await child(
+      'record',
+      '--status',
+      'done',
+      '--evidence',
+      'npm test; 3 passed | 0 failed',
+      '--summary',
+      'fixed the parser',
+      '--next',
+      'take row 2',
+      '--extra',
+      '3=npm test; row 3 passes',
+    );
+    expect(recorded.code).toBe(0);
+    const ledgerText = d.read(LEDGER);
+    expect(ledgerText).not.toContain('pending:');
+    expect(ledgerText).toContain('| 1 | done | 2 | npm test; 3 passed \\| 0 failed |');
+    expect(ledgerText).toContain('| 3 | done | 0 | npm test; row 3 passes |');
+    expect(ledgerText).toContain(
+      'row 1 done | ran capture (1 of 2). ran capture (2 of 2). fixed the parser | take row 2',
+    );
+    expect(
+      (
+        await child(
+          'record',
+          '--status',
+          'done',
+          '--evidence',
+          'a; b',
+          '--summary',
+          's',
+          '--next',
+          'n',
+          '--json',
+        )
+      ).error,
+    ).toBe('child.pending');
+    expect((await child('check')).code).toBe(0);
+    expect((await child('commit')).code).toBe(0);
+    expect(d.git('log', '-1', '--format=%s%n%b').trim()).toBe(
+      [
+        'loop: row 1 done',
+        `pending: 1 | home | ${d.plan.pending.head}`,
+        'iteration: 4',
+        'ran capture (1 of 2)',
+        'ran capture (2 of 2)',
+      ].join('\n'),
+    );
+    expect(d.git('status', '--porcelain')).toBe('');
+    expect((await child('commit', '--json')).error).toBe('child.committed');
+    expect((await child('check')).code).toBe(0);
+    expect((await child('return', 'DONE')).code).toBe(0);
+    expect(JSON.parse(readFileSync(d.task.returnFile, 'utf8'))).toEqual({ status: 'DONE' });
+  });
+
+  it('seeds, and refuses row tools on a seed and anything outside a dispatch', async () => {
+    const d = reserve(beforeSeed, 'seed');
+    expect(
+      (
+        await child(
+          'record',
+          '--status',
+          'done',
+          '--evidence',
+          'a; b',
+          '--summary',
+          's',
+          '--next',
+          'n',
+          '--json',
+        )
+      ).error,
+    ).toBe('child.kind');
+    const shown = await child('show');
+    expect(shown.stdout).toContain('row 2: The second row [open, 0 attempts]');
+    const seeded = await child(
+      'seed',
+      '--evidence',
+      '1=make test; 1 failing',
+      '--evidence',
+      '2=make test; passes',
+      '--close',
+      '2',
+    );
+    expect(seeded.stdout).toContain('row 0 done | seeded 2 rows, closed 1 on baseline | row 1');
+    expect((await child('commit')).code).toBe(0);
+    expect(d.git('log', '-1', '--format=%s').trim()).toBe('loop: seed evidence');
+    delete process.env.LOOPCHART_TASK;
+    expect((await child('show', '--json')).error).toBe('child.environment');
+  });
+});

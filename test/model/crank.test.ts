@@ -12,12 +12,14 @@ import { laneConflict, partitionLanes } from '../../src/crank/lane-partition.js'
 import { lanesReadyToStart } from '../../src/crank/lane-schedule.js';
 import type { Lane } from '../../src/crank/wave.js';
 import { parseWave } from '../../src/crank/wave-input.js';
+import { createAssertionTally } from '../../src/graph/assertion-tally.js';
 import type { ControlledInvocation } from '../../src/graph/controlled-actors.js';
 import { transitionCoverage } from '../../src/graph/coverage.js';
-import { assertFullCoverage, formatCoverageLines } from '../../src/graph/coverage-format.js';
 import { CRANK_MODEL_WAVE, crankModel } from '../../src/graph/models/crank.js';
 import { generatePathSuite } from '../../src/graph/path-suite.js';
 import { createSuiteRun } from '../../src/graph/run-path.js';
+import { crankReference } from '../oracles/crank.js';
+import { oracleOf, reportAndRequireFull } from '../oracles/harness.js';
 
 type CrankSnapshot = SnapshotFrom<typeof crankMachine>;
 
@@ -68,19 +70,40 @@ function checkStep(snapshot: CrankSnapshot, invocations: readonly ControlledInvo
 const suite = generatePathSuite(crankMachine, crankModel, { strategy: 'shortest' });
 const run = createSuiteRun(crankMachine, crankModel, suite);
 
+const tally = createAssertionTally(crankMachine);
+const oracle = oracleOf(tally);
+
 describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   for (const path of suite.paths) {
     it(path.description, async () => {
       await run.run(path, {
-        assertStep: (snapshot, _step, { invocations }) => checkStep(snapshot, invocations),
+        assertStep: (snapshot, step, { invocations, index }) => {
+          // Independent: the schedule a reference of the crank contract (test/oracles/crank.ts) expects.
+          const expected = crankReference(CRANK_MODEL_WAVE.lanes, path.steps.slice(0, index + 1)).at(-1);
+          const context = snapshot.context as CrankContext;
+          const started = callerOrder.filter((id) => context.started.includes(id));
+          oracle.same(
+            step,
+            'lanes started and wave state (reference schedule)',
+            { started, state: snapshot.value },
+            expected,
+          );
+          const lanesRun = invocations.filter((i) => i.src === 'runLane').map((i) => i.id);
+          oracle.same(
+            step,
+            'one lane run per started lane',
+            lanesRun,
+            expected?.started.map((id) => `lane.${id}`),
+          );
+          // Consistency with the pure core (not counted as an independent assertion).
+          checkStep(snapshot, invocations);
+        },
       });
     });
   }
 
   afterAll(() => {
-    const coverage = transitionCoverage(crankMachine, run.collected());
-    for (const line of formatCoverageLines(coverage)) console.log(line);
-    assertFullCoverage(coverage);
+    reportAndRequireFull(crankMachine, transitionCoverage(crankMachine, run.collected()), tally);
   });
 });
 

@@ -29,12 +29,14 @@ import {
 } from '../../src/convergence/repair-phase.js';
 import { rpiReportSchema } from '../../src/convergence/schemas.js';
 import type { StopReason } from '../../src/convergence/stop-reason.js';
+import { createAssertionTally } from '../../src/graph/assertion-tally.js';
 import type { ControlledInvocation } from '../../src/graph/controlled-actors.js';
 import { transitionCoverage } from '../../src/graph/coverage.js';
-import { assertFullCoverage, formatCoverageLines } from '../../src/graph/coverage-format.js';
 import { rpiModel } from '../../src/graph/models/rpi.js';
 import { generatePathSuite } from '../../src/graph/path-suite.js';
 import { createSuiteRun } from '../../src/graph/run-path.js';
+import { oracleOf, reportAndRequireFull } from '../oracles/harness.js';
+import { dotted, rpiReferenceStates } from '../oracles/rpi.js';
 
 type RpiSnapshot = SnapshotFrom<typeof rpiMachine>;
 
@@ -126,19 +128,26 @@ function checkStep(snapshot: RpiSnapshot, invocations: readonly ControlledInvoca
 const suite = generatePathSuite(rpiMachine, rpiModel);
 const run = createSuiteRun(rpiMachine, rpiModel, suite);
 
+const tally = createAssertionTally(rpiMachine);
+const oracle = oracleOf(tally);
+
 describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   for (const path of suite.paths) {
     it(path.description, async () => {
       await run.run(path, {
-        assertStep: (snapshot, _step, { invocations }) => checkStep(snapshot, invocations),
+        assertStep: (snapshot, step, { invocations, index }) => {
+          // Independent: the state a reference of the law (test/oracles/rpi.ts) expects.
+          const expected = rpiReferenceStates(path.steps.slice(0, index + 1), rpiModel.input as never).at(-1);
+          oracle.same(step, 'state after the step (reference law)', dotted(snapshot.value), expected);
+          // Consistency with the pure core (not counted as an independent assertion).
+          checkStep(snapshot, invocations);
+        },
       });
     });
   }
 
   afterAll(() => {
-    const coverage = transitionCoverage(rpiMachine, run.collected());
-    for (const line of formatCoverageLines(coverage)) console.log(line);
-    assertFullCoverage(coverage);
+    reportAndRequireFull(rpiMachine, transitionCoverage(rpiMachine, run.collected()), tally);
   });
 });
 

@@ -19,7 +19,8 @@ export interface ScopePathProblem {
  *
  * @param raw the caller's path, e.g. `./src//index.ts`
  * @returns the normalized path (`src/index.ts`), or the problem: absolute paths, `..` segments,
- *   backslashes, surrounding whitespace, NUL, and paths that name the whole repository are refused
+ *   backslashes, surrounding whitespace, NUL, a `.git` segment in any letter case (the repository's
+ *   git directory, or a nested repository's), and paths that name the whole repository are refused
  */
 export function normalizeScopePath(
   raw: string,
@@ -53,6 +54,12 @@ export function normalizeScopePath(
       ok: false,
       code: 'cybernetic.scope.path-parent',
       reason: `scope path ${quoted} climbs out with ".."; scope paths stay inside the repository`,
+    };
+  if (segments.some((segment) => segment.toLowerCase() === '.git'))
+    return {
+      ok: false,
+      code: 'cybernetic.scope.path-git-dir',
+      reason: `scope path ${quoted} names a git directory; the repository's metadata is never part of a scope`,
     };
   if (segments.length === 0)
     return {

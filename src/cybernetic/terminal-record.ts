@@ -212,7 +212,8 @@ export function concludeRun(transcript: RunTranscript, restoration?: Restoration
           ...common,
           checkpoint: restoration.checkpoint,
           failedOperation: restoration.operation,
-          error: 'the restoration operation completed but the scope still differs from the checkpoint',
+          error:
+            'the restoration operation completed but the working tree still differs from its pre-run state (see the remaining delta)',
           remainingDelta: [...restoration.remainingDelta],
         });
       return Object.freeze({

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readChildReturn } from '../gauntlet/child-contract.js';
 import { type ChildOutcome, runChildCommand } from './child-process.js';
 import { readFileIfExists, writeFileAtomic } from './files.js';
+import { terminateMarkedProcesses } from './marked-processes.js';
 import { terminateGroup } from './process-group.js';
 
 /** Options of {@link runCandidatePatcher}. */
@@ -42,8 +43,17 @@ export interface CandidatePatcherRun {
   readonly logPath: string;
   /** The last lines of the patcher's output (untrusted data). */
   readonly tail: string;
-  /** Processes the patcher left running in its group, which were terminated before the tree was read. */
+  /**
+   * Processes the patcher left running, which were terminated before the tree was read: members
+   * of its process group, and every process carrying its `LOOPCHART_TASK` marker (also those that
+   * left the group with `setsid`).
+   */
   readonly lingeringTerminated: readonly number[];
+  /**
+   * Processes carrying the patcher's marker that could not be stopped; non-empty means something
+   * may still change the tree. `null` when /proc could not be read, so nothing was proven.
+   */
+  readonly survivors: readonly number[] | null;
 }
 
 function summaryOf(text: string | null): string | null {
@@ -60,8 +70,9 @@ function summaryOf(text: string | null): string | null {
  * Runs the patcher for one candidate under the child conventions of the loop engine: the task is a
  * JSON file named by `LOOPCHART_TASK`, the patcher writes `{"status":"DONE"}` (optionally with a
  * `summary`) to the file named by `LOOPCHART_RETURN`, and it runs in the worktree in its own
- * process group. Processes it leaves behind are terminated before the caller reads the tree, so
- * nothing keeps editing the scope while the checks run.
+ * process group. Processes it leaves behind, in its group or carrying its `LOOPCHART_TASK`
+ * marker, are terminated before the caller reads the tree, so nothing keeps editing the scope while
+ * the checks run or the scope is restored.
  *
  * @param options command, worktree, candidate directory, task, limits
  * @returns how the run ended and what the patcher returned; never throws for a failing patcher
@@ -85,8 +96,11 @@ export async function runCandidatePatcher(options: CandidatePatcherOptions): Pro
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const lingering = result.lingeringGroupMembers;
-  if (lingering.length > 0 && result.pid !== null)
-    await terminateGroup(result.pid, { graceMs: options.killGraceMs ?? 10_000 });
+  const graceMs = options.killGraceMs ?? 10_000;
+  if (lingering.length > 0 && result.pid !== null) await terminateGroup(result.pid, { graceMs });
+  // Processes the patcher moved out of its group (setsid, a daemonizing tool) still carry the
+  // task variable; stop them too, before anyone reads the tree.
+  const marked = await terminateMarkedProcesses('LOOPCHART_TASK', taskPath, { graceMs });
   const text = await readFileIfExists(returnPath);
   const { returned, problem } = readChildReturn(text);
   return {
@@ -100,7 +114,8 @@ export async function runCandidatePatcher(options: CandidatePatcherOptions): Pro
     returnPath,
     logPath,
     tail: result.outputTail,
-    lingeringTerminated: lingering,
+    lingeringTerminated: [...new Set([...lingering, ...(marked?.terminated ?? [])])].sort((a, b) => a - b),
+    survivors: marked === null ? null : marked.survivors,
   };
 }
 

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { constants } from 'node:fs';
 import {
   chmod,
   copyFile,
   lstat,
   mkdir,
+  open,
   readdir,
   readFile,
   readlink,
@@ -26,16 +27,27 @@ import { makeTempDir, writeFileAtomic } from './files.js';
 export type ScopeEntry =
   | { readonly path: string; readonly kind: 'directory'; readonly mode: number }
   | { readonly path: string; readonly kind: 'file'; readonly mode: number; readonly digest: string }
-  | { readonly path: string; readonly kind: 'symlink'; readonly target: string };
+  | { readonly path: string; readonly kind: 'symlink'; readonly target: string }
+  /**
+   * A FIFO, socket or device. Never part of a checkpoint (one cannot be captured byte for byte,
+   * so {@link createCheckpoint} refuses it), only seen in the working tree afterwards, where
+   * restoring removes it.
+   */
+  | { readonly path: string; readonly kind: 'special'; readonly mode: number; readonly type: SpecialType };
+
+/** The file types a checkpoint cannot hold. */
+export type SpecialType = 'fifo' | 'socket' | 'device';
 
 /** How a path differs between the checkpoint and the working tree now. */
 export interface ScopeDifference {
   readonly path: string;
   /**
    * `added`: exists now, not at the checkpoint. `removed`: the reverse. `kind`: file/dir/symlink
-   * changed. `content`, `mode`, `target`: same kind, different bytes, permission bits or link target.
+   * (or FIFO, socket, device) changed. `content`, `mode`, `target`: same kind, different bytes,
+   * permission bits or link target. `unknown`: the path cannot be read now (a directory above it
+   * cannot be listed, or the walk failed), so it is not proven equal.
    */
-  readonly change: 'added' | 'removed' | 'kind' | 'content' | 'mode' | 'target';
+  readonly change: 'added' | 'removed' | 'kind' | 'content' | 'mode' | 'target' | 'unknown';
 }
 
 /** Outcome of {@link Checkpoint.restore}; it never throws for file-system failures. */
@@ -118,7 +130,10 @@ export async function createCheckpoint(options: CheckpointOptions): Promise<Chec
   const storeDir = options.storeDir ?? (await makeTempDir('loopchart-checkpoint-', { outside: worktree }));
   try {
     await mkdir(join(storeDir, 'blobs'), { recursive: true });
-    const entries = await snapshotScope(worktree, scope, async (absolute) => storeBlob(storeDir, absolute));
+    const { entries } = await snapshotScope(worktree, scope, {
+      strict: true,
+      onFile: async (absolute) => storeBlob(storeDir, absolute),
+    });
     const record: CheckpointRecord = { version: 1, worktree, scope, entries };
     await writeFileAtomic(join(storeDir, RECORD_FILE), JSON.stringify(record));
     return checkpointFrom(record, storeDir);
@@ -150,7 +165,7 @@ export async function loadCheckpoint(storeDir: string): Promise<Checkpoint> {
 
 function checkpointFrom(record: CheckpointRecord, storeDir: string): Checkpoint {
   const { worktree, scope, entries } = record;
-  const diff = async () => compareStates(entries, await snapshotScope(worktree, scope, fileDigest));
+  const diff = async () => differencesNow(worktree, scope, entries);
   return {
     worktree,
     scope,
@@ -173,23 +188,39 @@ async function restoreScope(
   try {
     await requireRealParents(worktree, scope);
     const wanted = new Map(entries.map((entry) => [entry.path, entry]));
-    const current = await snapshotScope(worktree, scope, fileDigest);
+    const ordered = [...entries].sort(
+      (a, b) => depth(a.path) - depth(b.path) || compareCodePoints(a.path, b.path),
+    );
 
-    // 1. Remove what did not exist at the checkpoint, or exists as another kind; deepest first.
+    // 0. Directories of the checkpoint that are still directories become listable and writable
+    //    (the candidate may have taken the bits away), so that what lies in them can be compared
+    //    and removed; step 3 gives every directory its recorded mode back.
+    for (const entry of ordered) {
+      if (entry.kind !== 'directory') continue;
+      const absolute = join(worktree, entry.path);
+      const stats = await lstat(absolute).catch(() => null);
+      if (stats?.isDirectory() && (stats.mode & 0o700) !== 0o700) {
+        await chmod(absolute, (stats.mode & 0o7777) | 0o700);
+        changed.add(entry.path);
+      }
+    }
+    const current = (await snapshotScope(worktree, scope, { strict: false, onFile: readableDigest })).entries;
+
+    // 1. Remove what did not exist at the checkpoint, or exists as another kind (FIFOs, sockets and
+    //    devices always: a checkpoint never holds one); deepest first.
     for (const entry of [...current].sort((a, b) => depth(b.path) - depth(a.path))) {
       const target = wanted.get(entry.path);
       if (target !== undefined && target.kind === entry.kind) continue;
-      await rm(join(worktree, entry.path), { recursive: true, force: true });
+      await removeEntirely(join(worktree, entry.path));
       changed.add(entry.path);
     }
 
     // 2. Recreate directories, files and symlinks, shallowest first. Directories stay writable
     //    until step 3, so read-only directories can still be filled.
     const now = new Map(
-      (await snapshotScope(worktree, scope, fileDigest)).map((entry) => [entry.path, entry]),
-    );
-    const ordered = [...entries].sort(
-      (a, b) => depth(a.path) - depth(b.path) || compareCodePoints(a.path, b.path),
+      (await snapshotScope(worktree, scope, { strict: false, onFile: readableDigest })).entries.map(
+        (entry) => [entry.path, entry],
+      ),
     );
     for (const entry of ordered) {
       const absolute = join(worktree, entry.path);
@@ -212,7 +243,10 @@ async function restoreScope(
         }
         await restoreFile(storeDir, entry.digest, absolute, entry.mode);
         changed.add(entry.path);
-      } else if (present?.kind !== 'symlink' || present.target !== entry.target) {
+      } else if (
+        entry.kind === 'symlink' &&
+        (present?.kind !== 'symlink' || present.target !== entry.target)
+      ) {
         const temporary = `${absolute}.loopchart-${process.pid}-${Date.now()}.tmp`;
         await symlink(entry.target, temporary);
         await rename(temporary, absolute);
@@ -228,11 +262,41 @@ async function restoreScope(
       if (before?.kind === 'directory' && before.mode !== entry.mode) changed.add(entry.path);
     }
   } catch (error) {
-    const remaining = await diff().catch(() => []);
-    return { restored: false, changed: sortPaths(changed), remaining, error: messageOf(error) };
+    return {
+      restored: false,
+      changed: sortPaths(changed),
+      remaining: await remainingAfterFailure(diff, scope),
+      error: messageOf(error),
+    };
   }
-  const remaining = await diff();
+  const remaining = await remainingAfterFailure(diff, scope);
   return { restored: remaining.length === 0, changed: sortPaths(changed), remaining };
+}
+
+/**
+ * What still differs. When even the comparison fails, every scope path is reported as `unknown`:
+ * a report never says nothing remains unless the scope was read and found equal.
+ */
+async function remainingAfterFailure(
+  diff: () => Promise<ScopeDifference[]>,
+  scope: readonly string[],
+): Promise<ScopeDifference[]> {
+  try {
+    return await diff();
+  } catch {
+    return scope.map((path) => ({ path, change: 'unknown' as const }));
+  }
+}
+
+/** Removes a path of any kind, first making directories under it listable and writable. */
+async function removeEntirely(absolute: string): Promise<void> {
+  const stats = await lstat(absolute).catch(() => null);
+  if (stats === null) return;
+  if (stats.isDirectory()) {
+    if ((stats.mode & 0o700) !== 0o700) await chmod(absolute, (stats.mode & 0o7777) | 0o700);
+    for (const name of await readdir(absolute)) await removeEntirely(join(absolute, name));
+  }
+  await rm(absolute, { recursive: true, force: true });
 }
 
 async function restoreFile(storeDir: string, digest: string, absolute: string, mode: number): Promise<void> {
@@ -250,13 +314,32 @@ async function restoreFile(storeDir: string, digest: string, absolute: string, m
   }
 }
 
-/** Walks the scope without following symlinks; `onFile` gives each file's digest. */
+/** Options of {@link snapshotScope}. */
+interface SnapshotOptions {
+  /**
+   * Checkpoint creation: refuse what cannot be captured exactly (a FIFO, socket or device, an
+   * unreadable directory or file). Otherwise such paths are recorded as they are seen (special
+   * entries, unreadable directories), so the working tree can always be compared and restored.
+   */
+  readonly strict: boolean;
+  /** Gives each regular file's digest. */
+  readonly onFile: (absolute: string) => Promise<string>;
+}
+
+/** A scope walk: its entries, and the directories that could not be listed. */
+interface ScopeSnapshot {
+  readonly entries: ScopeEntry[];
+  readonly unlisted: string[];
+}
+
+/** Walks the scope without following symlinks. */
 async function snapshotScope(
   worktree: string,
   scope: readonly string[],
-  onFile: (absolute: string) => Promise<string>,
-): Promise<ScopeEntry[]> {
+  options: SnapshotOptions,
+): Promise<ScopeSnapshot> {
   const entries: ScopeEntry[] = [];
+  const unlisted: string[] = [];
   const visit = async (path: string): Promise<void> => {
     const absolute = path === '.' ? worktree : join(worktree, path);
     let stats: Awaited<ReturnType<typeof lstat>>;
@@ -271,19 +354,50 @@ async function snapshotScope(
     if (stats.isSymbolicLink()) {
       entries.push({ path, kind: 'symlink', target: await readlink(absolute) });
     } else if (stats.isFile()) {
-      entries.push({ path, kind: 'file', mode, digest: await onFile(absolute) });
+      entries.push({ path, kind: 'file', mode, digest: await options.onFile(absolute) });
     } else if (stats.isDirectory()) {
       entries.push({ path, kind: 'directory', mode });
-      for (const name of (await readdir(absolute)).sort(compareCodePoints)) {
+      let names: string[];
+      try {
+        names = await readdir(absolute);
+      } catch (error) {
+        if (options.strict) throw new CheckpointUnavailableError(`cannot list ${path}: ${messageOf(error)}`);
+        unlisted.push(path);
+        return;
+      }
+      for (const name of names.sort(compareCodePoints)) {
         if (path === '.' && name === '.git') continue; // the repository's own metadata is never scope
         await visit(path === '.' ? name : posix.join(path, name));
       }
     } else {
-      throw new CheckpointUnavailableError(`cannot checkpoint ${path}: not a file, directory or symlink`);
+      const type: SpecialType = stats.isFIFO() ? 'fifo' : stats.isSocket() ? 'socket' : 'device';
+      if (options.strict)
+        throw new CheckpointUnavailableError(
+          `cannot checkpoint ${path}: a ${type}, not a file, directory or symlink`,
+        );
+      entries.push({ path, kind: 'special', mode, type });
     }
   };
   for (const root of scope) await visit(root);
-  return entries.sort((a, b) => compareCodePoints(a.path, b.path));
+  return { entries: entries.sort((a, b) => compareCodePoints(a.path, b.path)), unlisted };
+}
+
+/** How the scope differs from the checkpoint's entries now (never throws for special files). */
+async function differencesNow(
+  worktree: string,
+  scope: readonly string[],
+  expected: readonly ScopeEntry[],
+): Promise<ScopeDifference[]> {
+  const { entries, unlisted } = await snapshotScope(worktree, scope, {
+    strict: false,
+    onFile: readableDigest,
+  });
+  const hidden = (path: string) => unlisted.some((dir) => path.startsWith(dir === '.' ? '' : `${dir}/`));
+  return compareStates(expected, entries).map((difference) =>
+    difference.change === 'removed' && hidden(difference.path)
+      ? { path: difference.path, change: 'unknown' as const }
+      : difference,
+  );
 }
 
 function compareStates(expected: readonly ScopeEntry[], actual: readonly ScopeEntry[]): ScopeDifference[] {
@@ -319,10 +433,31 @@ async function storeBlob(storeDir: string, absolute: string): Promise<string> {
   }
 }
 
+/**
+ * SHA-256 of a regular file. Opened without following a symlink and without blocking, and checked
+ * to be a regular file once open: a path swapped for a FIFO after it was listed must not hang
+ * the walk.
+ */
 async function fileDigest(absolute: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(absolute)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile())
+      throw new CheckpointUnavailableError(`${absolute} is not a regular file`);
+    const hash = createHash('sha256');
+    for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A file's digest, or a marker that never equals one when the file cannot be read now. */
+async function readableDigest(absolute: string): Promise<string> {
+  try {
+    return await fileDigest(absolute);
+  } catch (error) {
+    return `unreadable: ${messageOf(error)}`;
+  }
 }
 
 /** Refuses scope paths whose parent chain inside the worktree is a symlink or a file. */

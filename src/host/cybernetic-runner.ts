@@ -7,7 +7,7 @@
  * The run writes its transcript in the shared evidence-ledger shape.
  */
 import { realpath } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import {
   type ApplyCandidateInput,
@@ -23,7 +23,7 @@ import {
 } from '../../machines/cybernetic-loop.js';
 import { InputError, LoopchartError } from '../common/errors.js';
 import { renderCheckCommand } from '../cybernetic/check-command.js';
-import type { RunContract } from '../cybernetic/run-contract.js';
+import { freezeRunContract, type RunContract } from '../cybernetic/run-contract.js';
 import type { RunRecord } from '../cybernetic/run-record.js';
 import type { CandidateAttempt } from '../cybernetic/run-transcript.js';
 import type { RestorationObservation } from '../cybernetic/terminal-record.js';
@@ -32,7 +32,13 @@ import { type CheckEvidence, runCheckSet } from '../effects/check-runner.js';
 import { CheckpointUnavailableError, createCheckpoint, loadCheckpoint } from '../effects/checkpoint.js';
 import { makeTempDir, writeFileAtomic } from '../effects/files.js';
 import { createGitPort } from '../effects/git.js';
-import { createOutsideScopeWatch, type OutsideScopeWatch } from '../effects/scope-watch.js';
+import { resolveGitDir } from '../effects/git-dir.js';
+import {
+  createOutsideScopeWatch,
+  HEAD_MOVED_PATH,
+  type OutsideScopeState,
+  type OutsideScopeWatch,
+} from '../effects/scope-watch.js';
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { projectCyberneticTranscript } from './cybernetic-transcript.js';
 import { createTranscriptRecorder } from './transcript.js';
@@ -156,9 +162,13 @@ function restorationOf(
   checkpoint: string,
   scope: readonly string[],
   report: Awaited<ReturnType<Awaited<ReturnType<typeof loadCheckpoint>>['restore']>>,
+  outsideDelta: readonly string[],
 ): RestorationObservation {
-  const operation = `restore ${scope.join(', ')} byte for byte (files, modes, symlinks; nothing outside the scope)`;
-  const remainingDelta = report.remaining.map((difference) => `${difference.path} (${difference.change})`);
+  const operation = `restore ${scope.join(', ')} byte for byte (files, modes, symlinks; FIFOs, sockets and other new paths removed; nothing outside the scope)`;
+  const remainingDelta = [
+    ...report.remaining.map((difference) => `${difference.path} (${difference.change})`),
+    ...outsideDelta,
+  ];
   if (report.error !== undefined)
     return { kind: 'failed', checkpoint, operation, error: report.error, remainingDelta };
   return { kind: 'restored', checkpoint, operation, remainingDelta };
@@ -182,6 +192,23 @@ export function createCyberneticActors(
   const tailsByRun = new Map<number, Map<string, string>>();
   let scope: readonly string[] = [];
   let watch: OutsideScopeWatch | null = null;
+  // The tree outside the scope when the run checkpointed it, and every outside path a candidate
+  // changed: what the loop may not restore (it owns nothing outside its scope) but must report.
+  let outsideAtStart: OutsideScopeState | null = null;
+  const outsideTouched = new Set<string>();
+  /** Outside paths candidates changed that still differ from the pre-run tree, as delta lines. */
+  const outsideDelta = async (): Promise<string[]> => {
+    if (outsideTouched.size === 0 || watch === null || outsideAtStart === null) return [];
+    const now = await watch.observe();
+    return watch
+      .changedBetween(outsideAtStart, now)
+      .filter((path) => outsideTouched.has(path))
+      .map((path) =>
+        path === HEAD_MOVED_PATH
+          ? `${path} (HEAD moved from ${outsideAtStart?.head ?? 'no commit'} to ${now.head ?? 'no commit'}; outside the scope, left as the candidate made it)`
+          : `${path} (outside the scope, left as the candidate made it)`,
+      );
+  };
   const limits = {
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
@@ -209,6 +236,7 @@ export function createCyberneticActors(
           storeDir: join(runDir, 'checkpoints', 'run'),
         });
         watch = createOutsideScopeWatch(git, scope);
+        outsideAtStart = await watch.observe();
         return { kind: 'created', checkpoint: checkpoint.storeDir };
       } catch (error) {
         if (error instanceof CheckpointUnavailableError || error instanceof InputError)
@@ -249,9 +277,16 @@ export function createCyberneticActors(
         ...limits,
         ...(options.patcherTimeoutMs === undefined ? {} : { timeoutMs: options.patcherTimeoutMs }),
       });
+      if (run.survivors === null || run.survivors.length > 0)
+        throw new CyberneticRunError(
+          run.survivors === null
+            ? `cannot prove that every process of the patcher stopped (/proc unreadable); the tree may still change`
+            : `processes of the patcher still run after TERM and KILL: ${run.survivors.join(', ')}`,
+        );
       unlessInterrupted();
       const after = await watch.observe();
       const outside = watch.changedBetween(before, after);
+      for (const path of outside) outsideTouched.add(path);
       const inside = (await (await loadCheckpoint(input.checkpoint)).diff()).map((d) => d.path);
       return { summary: describePatcherRun(run), changedPaths: [...new Set([...inside, ...outside])] };
     }),
@@ -276,18 +311,47 @@ export function createCyberneticActors(
     restoreCheckpoint: fromPromise<RestorationObservation, { checkpoint: string }>(async ({ input }) => {
       try {
         const report = await (await loadCheckpoint(input.checkpoint)).restore();
-        return restorationOf(input.checkpoint, scope, report);
+        return restorationOf(input.checkpoint, scope, report, await outsideDelta());
       } catch (error) {
         return {
           kind: 'failed',
           checkpoint: input.checkpoint,
           operation: `restore ${scope.join(', ')} from checkpoint ${input.checkpoint}`,
           error: messageOf(error),
-          remainingDelta: [],
+          // Not proven equal: name the whole scope and what candidates changed outside it.
+          remainingDelta: [
+            ...scope.map((path) => `${path} (unknown)`),
+            ...[...outsideTouched].map((path) => `${path} (outside the scope, unknown)`),
+          ],
         };
       }
     }),
   };
+}
+
+/**
+ * Refuses a scope that holds or lies inside the repository's git directory when that directory
+ * sits inside the worktree under another name than `.git` (`--separate-git-dir`, `core.worktree`):
+ * a `.git` segment is refused by the pure validation already. A request that does not validate is
+ * left to the machine, which ends it as `invalid-input`.
+ */
+async function refuseScopeOverGitDir(worktree: string, request: unknown): Promise<void> {
+  const frozen = freezeRunContract(request);
+  if (!frozen.ok) return;
+  const [root, gitDir] = await Promise.all([
+    realpath(worktree),
+    resolveGitDir(worktree).then((dir) => realpath(dir)),
+  ]);
+  const inside = relative(root, gitDir);
+  if (inside === '' || inside.startsWith('..') || inside.startsWith(sep)) return;
+  const gitPath = inside.split(sep).join('/');
+  const covers = (entry: string, path: string) => path === entry || path.startsWith(`${entry}/`);
+  const clash = frozen.contract.scope.find((path) => covers(path, gitPath) || covers(gitPath, path));
+  if (clash !== undefined)
+    throw new InputError(
+      'cybernetic.scope-git-dir',
+      `scope path ${JSON.stringify(clash)} overlaps the repository's git directory ${gitPath}; the repository's metadata is never part of a scope`,
+    );
 }
 
 /**
@@ -296,7 +360,8 @@ export function createCyberneticActors(
  * @param options worktree, request, patcher, limits, progress callbacks
  * @returns the terminal record (or the effect failure), the transcript path and the run directory
  * @throws InputError (`git.not-a-worktree`, `cybernetic.worktree-not-root`) when `worktree` is
- *   not the root of a git worktree; CyberneticRunError when the machine itself failed (a host
+ *   not the root of a git worktree, (`cybernetic.scope-git-dir`) when the scope overlaps a git
+ *   directory that lies inside the worktree under another name than `.git`; CyberneticRunError when the machine itself failed (a host
  *   bug), after restoring the scope to the checkpoint when one was made
  */
 export async function runCyberneticLoop(options: CyberneticRunnerOptions): Promise<CyberneticRunResult> {
@@ -309,6 +374,7 @@ export async function runCyberneticLoop(options: CyberneticRunnerOptions): Promi
       'cybernetic.worktree-not-root',
       `${worktree} is inside the git worktree ${root}; pass the worktree root (scope paths are relative to it)`,
     );
+  await refuseScopeOverGitDir(worktree, options.request);
   const runDir = options.runDir ?? (await makeTempDir('loopchart-cyber-', { outside: worktree }));
   const transcriptPath = options.transcriptPath ?? join(runDir, 'transcript.jsonl');
   const evidence = new Map<number, string[]>();

@@ -327,16 +327,21 @@ describe('loopchart cyber (end to end)', () => {
     expectUntouched(outcome);
   });
 
-  it('non-converged / scope-widening: a change outside the scope stops the run even though the checks pass', async () => {
+  it('recovery-failure / scope-widening: a change outside the scope stops the run even though the checks pass, and remains as delta', async () => {
     const root = makeRepo();
     const file = patcher(
       root,
       'printf "fixed\\n" > src/index/store.txt; printf "widened\\n" > src/other.txt',
     );
     const outcome = await runScenario(root, baseArgs(root, file, ['--budget', '3']));
-    expect(outcome.run.code).toBe(4);
-    expect(outcome.json.record).toMatchObject({ status: 'non-converged', stopClass: 'scope-widening' });
+    // The loop restores its scope but owns nothing outside it: the outside change is remaining
+    // working-tree delta, so the rollback is not clean (exit 5, not 4).
+    expect(outcome.run.code).toBe(5);
+    expect(outcome.json.record).toMatchObject({ status: 'recovery-failure', stopClass: 'scope-widening' });
     expect(outcome.json.record.why).toContain('src/other.txt');
+    expect(outcome.json.record.remainingDelta).toEqual([
+      'src/other.txt (outside the scope, left as the candidate made it)',
+    ]);
     // The loop restores its scope and leaves the outside alone: the widened file keeps the patcher's bytes.
     expect(readFileSync(join(root, 'src/other.txt'), 'utf8')).toBe('widened\n');
     expectUntouched(outcome, ['src/other.txt']);

@@ -22,12 +22,15 @@ import {
   type RestorationObservation,
   type TerminalRecord,
 } from '../../src/cybernetic/terminal-record.js';
+import { createAssertionTally } from '../../src/graph/assertion-tally.js';
 import { transitionCoverage } from '../../src/graph/coverage.js';
-import { assertFullCoverage, formatCoverageLines } from '../../src/graph/coverage-format.js';
 import { cyberneticLoopModel } from '../../src/graph/models/cybernetic-loop.js';
 import { generatePathSuite } from '../../src/graph/path-suite.js';
 import type { PathStep } from '../../src/graph/path-suite-schema.js';
 import { createSuiteRun } from '../../src/graph/run-path.js';
+import { cyberneticReference } from '../oracles/cybernetic-loop.js';
+import { oracleOf, reportAndRequireFull } from '../oracles/harness.js';
+import { dotted } from '../oracles/rpi.js';
 
 const suite = generatePathSuite(cyberneticLoopMachine, cyberneticLoopModel);
 const run = createSuiteRun(cyberneticLoopMachine, cyberneticLoopModel, suite);
@@ -133,11 +136,23 @@ const FINAL_STATE: Record<TerminalRecord['status'], string> = {
   'recovery-failure': 'recoveryFailure',
 };
 
+const tally = createAssertionTally(cyberneticLoopMachine);
+const independent = oracleOf(tally);
+
 describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   for (const path of suite.paths) {
     it(path.description, async () => {
       await run.run(path, {
-        assertStep: (snapshot, _step, { index, invocations }) => {
+        assertStep: (snapshot, step, { index, invocations }) => {
+          // Independent: the state a reference of the skill's procedure (test/oracles) expects.
+          const expected = cyberneticReference(path.steps.slice(0, index + 1)).at(-1);
+          independent.same(
+            step,
+            'state after the step (reference procedure)',
+            dotted(snapshot.value),
+            expected,
+          );
+          // Consistency with the pure core (not counted as an independent assertion).
           const oracle = replay(path.steps.slice(0, index + 1));
           const { context } = snapshot;
           // The run as the machine holds it equals the pure core's run for the same results.
@@ -200,8 +215,10 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   });
 
   afterAll(() => {
-    const coverage = transitionCoverage(cyberneticLoopMachine, run.collected());
-    for (const line of formatCoverageLines(coverage)) console.log(line);
-    assertFullCoverage(coverage);
+    reportAndRequireFull(
+      cyberneticLoopMachine,
+      transitionCoverage(cyberneticLoopMachine, run.collected()),
+      tally,
+    );
   });
 });

@@ -515,6 +515,27 @@ describe('unreachable routing before the table (§3.4 step 6, §3.13)', () => {
     expect(evaluate(run.ledger, run.history(), { routing })).toMatchObject({ kind: 'dispatch-row', row: 2 });
   });
 
+  it('bound spent on the attempt that reaches the allowance is the bound-spent stop, not the row stop', () => {
+    // §3.4 step 6 and §3.13: routing of the admitted failed target runs before the ordered table,
+    // so a row at its allowance whose admitted failure reports `bound spent:` stops as bound spent
+    // (with its recommendation), even though rule 2 would also stop on it.
+    const run = seededRun(2, 2)
+      .child(2, 'failed', { evidence: 'capture; the header is missing' })
+      .child(2, 'failed', { evidence: 'capture; bound spent: capture (1 of 1)' });
+    expect(run.ledger.rows[1]).toMatchObject({ status: 'failed', attempts: 2 });
+    const routing = { spec: specFor(run.ledger), amendPermission: false };
+    expect(evaluate(run.ledger, run.history(), { routing })).toMatchObject({
+      kind: 'bound-spent-stop',
+      row: 2,
+      recommendation: 'Recommendation: none - named action bound spent',
+    });
+    // Without the marker the same row at its allowance is rule 2's row stop.
+    const plain = seededRun(2, 2)
+      .child(2, 'failed', { evidence: 'capture; the header is missing' })
+      .child(2, 'failed', { evidence: 'capture; still missing' });
+    expect(evaluate(plain.ledger, plain.history(), { routing })).toMatchObject({ kind: 'row-stop', row: 2 });
+  });
+
   it('a spec without the admitted row stops with a named configuration problem', () => {
     const run = seededRun(3).child(3, 'failed', { evidence: 'e2e; unreachable: prod DNS - runbook' });
     const spec = { ...specFor(run.ledger), rows: specFor(run.ledger).rows.slice(0, 2) };

@@ -302,6 +302,25 @@ describe('validateReturn: ordinary returns', () => {
     expect(validateReturn(decide('\u{1F600}'.repeat(200))).kind).toBe('admitted');
   });
 
+  it('V7: the next cell is bounded like the middle one: empty is malformed, 201 characters too, 200 passes', () => {
+    // §3.10: `^row <that row> <that status> \| .{1,200} \| .{1,200}$`: one to 200 characters in
+    // each of the two cells after the status.
+    const { facts } = conformingOrdinary();
+    const decide = (next: string) =>
+      withHead(facts, (h) => ({
+        ...h,
+        decisions: [
+          ...h.decisions.slice(0, 2),
+          `row 2 failed | doubled quotes are still not escaped | ${next}`,
+          h.decisions[3] as string,
+        ],
+      }));
+    expect(validateReturn(decide('')).kind).toBe('miss');
+    expect(validateReturn(decide('x'.repeat(201))).kind).toBe('miss');
+    expect(validateReturn(decide('x'.repeat(200))).kind).toBe('admitted');
+    expect(validateReturn(decide('x')).kind).toBe('admitted');
+  });
+
   it('V9: changing the allowance (or any header but the bump and the tuple removal) is a miss', () => {
     const { facts } = conformingOrdinary();
     expectMiss(

@@ -9,7 +9,7 @@ export * from '../machines/crank.js';
 export * from '../machines/cybernetic-loop.js';
 // Statecharts
 export * from '../machines/index.js';
-export * from '../machines/loop-implementation.js';
+export * from '../machines/loop-implementation/index.js';
 export * from '../machines/loop-protocol.js';
 export * from '../machines/rpi.js';
 // Shared

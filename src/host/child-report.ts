@@ -3,7 +3,7 @@
  * the return file says what the child claims; how the process ended says whether the dispatch
  * itself failed. See docs/decisions/host.md for the mapping.
  */
-import type { ChildReport } from '../../machines/loop-implementation.js';
+import type { ChildReport } from '../../machines/loop-implementation/index.js';
 import type { ChildRunResult } from '../effects/child-process.js';
 import { readChildReturn } from '../gauntlet/child-contract.js';
 

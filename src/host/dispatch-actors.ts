@@ -7,7 +7,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromPromise } from 'xstate';
-import type { ChildReport, DispatchRecovery, GateRun } from '../../machines/loop-implementation.js';
+import type { ChildReport, DispatchRecovery, GateRun } from '../../machines/loop-implementation/index.js';
 import { snapshotChanges } from '../effects/change-snapshot.js';
 import { runChildCommand } from '../effects/child-process.js';
 import { findProcessesWithEnvironment } from '../effects/environment-marker.js';

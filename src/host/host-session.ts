@@ -8,7 +8,7 @@
  * one run (commits are immutable, so a parsed ledger per commit is cached by its SHA).
  */
 
-import type { ReviewResult } from '../../machines/loop-implementation.js';
+import type { ReviewResult } from '../../machines/loop-implementation/index.js';
 import { LoopchartError } from '../common/errors.js';
 import type { GitPort } from '../effects/git.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';

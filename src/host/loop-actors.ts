@@ -1,5 +1,5 @@
 /**
- * Every actor of the loop machine (machines/loop-implementation.ts), implemented over the effects
+ * Every actor of the loop machine (machines/loop-implementation/), implemented over the effects
  * layer for one worktree. Pass the result to `loopImplementationMachine.provide({ actors })`;
  * `createRunner` (runner.ts) does that for you.
  */

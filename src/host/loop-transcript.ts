@@ -5,7 +5,7 @@
  * whether the loop continues or stops, and the last record of a run carries the `terminalCheck`.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import type { LoopContext } from '../../machines/loop-implementation.js';
+import type { LoopContext } from '../../machines/loop-implementation/index.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';
 import { formatPending } from '../gauntlet/ledger.js';
 import type { Ledger } from '../gauntlet/types.js';

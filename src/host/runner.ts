@@ -15,7 +15,7 @@ import {
   type LoopContext,
   loopImplementationMachine,
   type ReviewResult,
-} from '../../machines/loop-implementation.js';
+} from '../../machines/loop-implementation/index.js';
 import { InputError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';

@@ -5,7 +5,7 @@
  * them from its runner options; there is no in-loop default beyond the documented ones.
  */
 import { fromPromise } from 'xstate';
-import type { LoopSettings } from '../../machines/loop-implementation.js';
+import type { LoopSettings } from '../../machines/loop-implementation/index.js';
 import { InputError } from '../common/errors.js';
 import type { HostSession } from './host-session.js';
 

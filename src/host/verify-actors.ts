@@ -3,7 +3,7 @@
  * and the two optional reviews (steps 2 and 3), which a host supplies as hooks.
  */
 import { fromPromise } from 'xstate';
-import type { GateRun, ReviewResult } from '../../machines/loop-implementation.js';
+import type { GateRun, ReviewResult } from '../../machines/loop-implementation/index.js';
 import { createLogDir, type Gate, runGateSet } from '../effects/gates.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';

@@ -11,7 +11,7 @@ import type {
   CommitRequest,
   RefreshFacts,
   WorkspaceFacts,
-} from '../../machines/loop-implementation.js';
+} from '../../machines/loop-implementation/index.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
 import { jobsFilePath, parseJobsFile } from '../effects/jobs.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';

@@ -5,7 +5,7 @@ import {
   loopImplementationMachine,
   returnOutcomeOf,
   rulesOutcome,
-} from '../../machines/loop-implementation.js';
+} from '../../machines/loop-implementation/index.js';
 import type { RulesOutcome } from '../../src/gauntlet/rules.js';
 import { assertMachineModel } from '../../src/graph/machine-model.js';
 import { createModelExplorer } from '../../src/graph/model-exploration.js';

@@ -9,7 +9,7 @@ import {
   type LoopContext,
   loopImplementationMachine,
   returnOutcomeOf,
-} from '../../machines/loop-implementation.js';
+} from '../../machines/loop-implementation/index.js';
 import { renderHumanStop } from '../../src/gauntlet/human-stop.js';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { assertMachineModel } from '../../src/graph/machine-model.js';

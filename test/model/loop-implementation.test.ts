@@ -7,7 +7,7 @@
  * transition was covered AND taken by a step that made at least one such assertion.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { loopImplementationMachine } from '../../machines/loop-implementation.js';
+import { loopImplementationMachine } from '../../machines/loop-implementation/index.js';
 import { createAssertionTally } from '../../src/graph/assertion-tally.js';
 import { transitionCoverage } from '../../src/graph/coverage.js';
 import { loopImplementationModel } from '../../src/graph/models/loop-implementation.js';

@@ -15,7 +15,7 @@ import {
   returnOutcomeOf,
   rulesOutcome,
   verificationOutcomeOf,
-} from '../../../machines/loop-implementation.js';
+} from '../../../machines/loop-implementation/index.js';
 import type { JsonValue } from '../../common/json-value.js';
 import { formatChildBody } from '../../gauntlet/commits.js';
 import type { DispatchPlan } from '../../gauntlet/dispatch.js';

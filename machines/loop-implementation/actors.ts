@@ -1,0 +1,88 @@
+/**
+ * The loop engine's actors as contracts: each one throws "not provided" until the host supplies it
+ * with `loopImplementationMachine.provide({ actors })` (src/host/ wires the real ones).
+ */
+import { fromPromise } from 'xstate';
+import { NotProvidedError } from '../../src/common/errors.js';
+import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
+import type { ActionRecord, Ledger } from '../../src/gauntlet/types.js';
+import type {
+  BoundaryFacts,
+  ChildReport,
+  CommitRequest,
+  DispatchRecovery,
+  GateRun,
+  LoopSettings,
+  RefreshFacts,
+  ReviewResult,
+  WorkspaceFacts,
+} from './context.js';
+
+function notProvided(name: string) {
+  return async (): Promise<never> => {
+    throw new NotProvidedError(name);
+  };
+}
+
+/** Every actor the machine invokes, by its source name. */
+export const loopActors = {
+  /** Reads HEAD, dirt, the ledger, the spec and a pending tuple's before-image. */
+  inspectWorkspace: fromPromise<WorkspaceFacts, { ledgerPath: string; specPath: string }>(
+    notProvided('inspectWorkspace'),
+  ),
+  /** Resolves the allowance setting and `loopEngine.escalateAfter` once per run. */
+  resolveSettings: fromPromise<LoopSettings, Record<string, never>>(notProvided('resolveSettings')),
+  /** Writes the ledger (and the spec for amendments) and makes exactly one commit. */
+  commitLedger: fromPromise<{ head: string }, CommitRequest>(notProvided('commitLedger')),
+  /** Reads the ledger on disk and every commit since the ledger base. */
+  refresh: fromPromise<RefreshFacts, { ledgerPath: string; base: string }>(notProvided('refresh')),
+  /** Resolves `escalationLoop.implModel`; `null` when neither a configured nor a main-loop model exists. */
+  resolveImplModel: fromPromise<{ model: string | null }, { row: number | 'verify' }>(
+    notProvided('resolveImplModel'),
+  ),
+  /** Writes the reserved ledger (bump and tuple) on disk, uncommitted, with the dispatch record. */
+  reserveDispatch: fromPromise<Record<string, never>, { plan: DispatchPlan; ledgerPath: string }>(
+    notProvided('reserveDispatch'),
+  ),
+  /** Runs one child for the planned dispatch and reports its return. */
+  dispatchChild: fromPromise<
+    ChildReport,
+    {
+      plan: DispatchPlan;
+      ledgerPath: string;
+      specPath: string;
+      actionRecords: readonly ActionRecord[];
+      gate: GateRun | null;
+    }
+  >(notProvided('dispatchChild')),
+  /** At resume: finds out whether the dispatch in flight was launched and how it ended. */
+  recoverDispatch: fromPromise<DispatchRecovery, { plan: DispatchPlan }>(notProvided('recoverDispatch')),
+  /** Reads git after a return: unexpected dirt, new commits, the single commit and its ledger. */
+  readBoundary: fromPromise<BoundaryFacts, { plan: DispatchPlan; ledgerPath: string }>(
+    notProvided('readBoundary'),
+  ),
+  /** Interrupted recovery step 1: exclusive checkout provenance and action accounting. */
+  checkProvenance: fromPromise<
+    { owned: true; actionRecords: readonly ActionRecord[] } | { owned: false; what: string },
+    { plan: DispatchPlan }
+  >(notProvided('checkProvenance')),
+  /** Interrupted recovery step 2: terminates the child's owned background jobs. */
+  cleanupJobs: fromPromise<
+    { terminated: number; problem: string | null; actionRecords: readonly ActionRecord[] },
+    { plan: DispatchPlan }
+  >(notProvided('cleanupJobs')),
+  /** Interrupted recovery step 3: `reset --hard HEAD_BEFORE` and `clean -fd`, then checks the tree. */
+  resetCheckout: fromPromise<{ clean: boolean }, { head: string }>(notProvided('resetCheckout')),
+  /** After a durable admission or repair: deletes the dispatch's jobs file and record. */
+  finishDispatch: fromPromise<Record<string, never>, { plan: DispatchPlan }>(notProvided('finishDispatch')),
+  /** Discards unowned dirt after explicit human authorization (commit-boundary stop). */
+  discardChanges: fromPromise<{ clean: boolean }, { head: string }>(notProvided('discardChanges')),
+  /** Verify step 1: runs the gate set fail-fast; commits gate-produced tracked changes. */
+  runGates: fromPromise<GateRun, { ledger: Ledger }>(notProvided('runGates')),
+  /** Verify step 2: whole-diff review (optional; report `ran: false` when there is none). */
+  reviewDiff: fromPromise<ReviewResult, { base: string }>(notProvided('reviewDiff')),
+  /** Verify step 3: conformance review against the spec (optional, like `reviewDiff`). */
+  conformanceReview: fromPromise<ReviewResult, { base: string; specPath: string }>(
+    notProvided('conformanceReview'),
+  ),
+};

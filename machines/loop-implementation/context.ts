@@ -1,0 +1,174 @@
+/**
+ * The loop engine's input, the contracts of its actors (what each one returns) and its context.
+ */
+import type { Finding } from '../../src/common/finding.js';
+import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
+import type { LoopHistory } from '../../src/gauntlet/history.js';
+import type { HumanStop } from '../../src/gauntlet/human-stop.js';
+import type { ActionRecord, CommitFact, Ledger, Spec } from '../../src/gauntlet/types.js';
+
+/** What the host passes when it creates the loop actor. */
+export interface LoopImplementationInput {
+  /** Repo-relative path of the ledger file. */
+  readonly ledgerPath: string;
+  /** Repo-relative path of the spec file. */
+  readonly specPath: string;
+  /** The verification (CI) command a fresh ledger records; also the default gate set. */
+  readonly verification: string;
+}
+
+/** What `inspectWorkspace` reports at entry. */
+export interface WorkspaceFacts {
+  /** Full SHA of HEAD. */
+  readonly head: string;
+  /**
+   * `git status --porcelain` minus the loop's own expected dirt (the ledger when its bytes are
+   * exactly the reserved bump and tuple).
+   */
+  readonly porcelain: string;
+  /** The ledger file in the worktree, or `null` when there is none (a fresh run). */
+  readonly ledgerText: string | null;
+  /** The spec file in the worktree, or `null` when it cannot be read. */
+  readonly specText: string | null;
+  /** When the ledger carries a pending tuple: the ledger at the tuple's HEAD (the before-image). */
+  readonly savedLedgerText: string | null;
+}
+
+/** Settings held for the run (resolved once at entry). */
+export interface LoopSettings {
+  /** Allowance of a fresh ledger (the allowance setting; default 4). */
+  readonly allowance: number;
+  /** `loopEngine.escalateAfter`. */
+  readonly escalateAfter: number;
+}
+
+/** What a child dispatch reported (before git is read). */
+export interface ChildReport {
+  /** `DONE`, another status, or `null` when the child wrote no return. */
+  readonly returned: string | null;
+  readonly dispatchError?: string;
+  readonly killedAfterSilence?: boolean;
+}
+
+/** What `recoverDispatch` learns about a dispatch found in flight at resume. */
+export type DispatchRecovery = { readonly launched: false } | ({ readonly launched: true } & ChildReport);
+
+/** What git says after a child returned. */
+export interface BoundaryFacts {
+  /** Unexpected dirt: `status --porcelain` minus the reserved ledger when it is byte-identical. */
+  readonly porcelain: string;
+  /** `rev-list HEAD_BEFORE..HEAD --count`. */
+  readonly commitCount: number;
+  /** The single new commit, when there is exactly one. */
+  readonly commit: { readonly sha: string; readonly subject: string; readonly body: string } | null;
+  /** The ledger at HEAD, when there is exactly one new commit. */
+  readonly headLedgerText: string | null;
+  /**
+   * Action records the child wrote in the dispatch's jobs file (§3.19): each must survive in the
+   * admitted ledger, or the return is a validation miss.
+   */
+  readonly actionRecords?: readonly ActionRecord[];
+}
+
+/** What `refresh` reads: the durable state the loop rebuilds itself from. */
+export interface RefreshFacts {
+  /** Full SHA of HEAD. */
+  readonly head: string;
+  readonly ledgerText: string;
+  /** Commits since the ledger base, oldest first. */
+  readonly commits: readonly CommitFact[];
+}
+
+/** A ledger (and optionally spec) write plus one commit. */
+export interface CommitRequest {
+  readonly ledger: Ledger;
+  readonly subject: string;
+  readonly body: string;
+  /** New spec text to write and commit together with the ledger (amendments). */
+  readonly specText?: string;
+  /** Allow a commit that changes nothing (never needed by the protocol; false). */
+  readonly allowEmpty?: boolean;
+}
+
+/** Outcome of the gate set (verify step 1). */
+export type GateRun =
+  | { readonly passed: true }
+  | {
+      readonly passed: false;
+      readonly gate: number;
+      readonly command: string;
+      readonly exitCode: number;
+      readonly logPath: string;
+      /** The last lines of the gate's log (at most 20). */
+      readonly tail: string;
+    };
+
+/** Outcome of an optional review actor. */
+export interface ReviewResult {
+  /** `false` when the host has no reviewer for this step. */
+  readonly ran: boolean;
+  readonly verdict?: string;
+}
+
+/** Events a person sends at a human stop. Each stop state accepts only the offers of its menu. */
+export type HumanEvent =
+  | { readonly type: 'human.retry'; readonly row: number; readonly hint: string }
+  | { readonly type: 'human.raise'; readonly amount: number; readonly words: string }
+  | {
+      readonly type: 'human.amend';
+      readonly amendment:
+        | { readonly kind: 'cut'; readonly row: number; readonly disposition: string }
+        | { readonly kind: 'reopen'; readonly row: number }
+        | { readonly kind: 'preserve'; readonly what: string };
+    }
+  | { readonly type: 'human.discard' }
+  | { readonly type: 'human.return' }
+  | { readonly type: 'human.stop' };
+
+/** A line the loop prints without stopping (`terminated <k> child jobs`, `amended the spec: …`). */
+export interface NoticeEvent {
+  readonly type: 'notice';
+  readonly text: string;
+}
+
+/** The loop actor's context. Everything here is rebuilt from disk and git on resume. */
+export interface LoopContext {
+  readonly input: LoopImplementationInput;
+  readonly settings: LoopSettings | null;
+  /** Why settings could not be resolved, when they could not. */
+  readonly settingsProblem: string | null;
+  readonly workspace: WorkspaceFacts | null;
+  readonly specText: string | null;
+  readonly spec: Spec | null;
+  readonly specFindings: readonly Finding[];
+  /** The ledger as on disk (HEAD plus an uncommitted bump and tuple while a dispatch is in flight). */
+  readonly ledger: Ledger | null;
+  readonly ledgerFindings: readonly Finding[];
+  readonly history: LoopHistory;
+  /** The dispatch in flight: saved ledger, reserved ledger, tuple and task fields. */
+  readonly plan: DispatchPlan | null;
+  /** The resolved model of an escalated round or a verification repair. */
+  readonly model: string | null;
+  readonly child: ChildReport | null;
+  readonly boundary: BoundaryFacts | null;
+  /** Action records retained for the dispatch in flight (jobs file, earlier repair bodies). */
+  readonly actionRecords: readonly ActionRecord[];
+  /** The reason an interrupted dispatch is being recovered. */
+  readonly interruption: string | null;
+  /** The stop the loop is waiting at, for the host to render. */
+  readonly stop: HumanStop | null;
+  /** The ledger whose rows the stop lists (restored pre-dispatch cells at rejected-return stops). */
+  readonly stopLedger: Ledger | null;
+  /** Configuration problem that ended the run (exit code 2). */
+  readonly problem: { readonly message: string; readonly findings: readonly Finding[] } | null;
+  /** The last failed gate run (verify). */
+  readonly gateFailure: Extract<GateRun, { passed: false }> | null;
+  /** Reviews run in verify steps 2 and 3. */
+  readonly reviews: readonly { readonly step: string; readonly result: ReviewResult }[];
+  /** The human choice being committed (computed when the stop accepted the event). */
+  readonly pendingChoice: CommitRequest | null;
+  /** Full SHA of HEAD as last read. */
+  readonly head: string | null;
+  /** Internal error text, when an effect failed unexpectedly. */
+  readonly error: string | null;
+}

@@ -1,0 +1,128 @@
+/**
+ * The human stops: one state per stop kind, each accepting exactly the choices its menu offers,
+ * and the two top-level states a choice leads to outside `implement` (amending during verify,
+ * discarding unowned dirt).
+ */
+import { assign } from 'xstate';
+import type { CommitRequest } from './context.js';
+import { loopSetup } from './setup.js';
+import { headLedger } from './views.js';
+
+/** A human choice that applies: keep its edit for the commit that follows. */
+const acceptChoice = {
+  guard: 'choiceApplies',
+  target: '#loop-implementation.implement.applyingChoice',
+  actions: 'keepChoice',
+} as const;
+
+/** The transitions every stop that offers them shares: retry, rows +N, amend, stop. */
+const rowStopChoices = {
+  'human.retry': acceptChoice,
+  'human.raise': acceptChoice,
+  'human.amend': acceptChoice,
+  'human.stop': { target: '#loop-implementation.stopped' },
+} as const;
+
+/**
+ * The loop engine statechart. Provide its actors with `loopImplementationMachine.provide({ actors
+ * })` (see src/host/ for the real implementations and docs/api.md for the contracts).
+
+/** The `humanStop` region of the loop engine. */
+export const humanStopRegion = loopSetup.createStateConfig({
+  description: 'Human stops: one state per stop kind, accepting only its menu offers',
+  initial: 'rowAllowance',
+  states: {
+    rowAllowance: { description: 'Stopped on row <n> (rule 2)', on: rowStopChoices },
+    missingModel: { description: 'Problem: escalationLoop.implModel unavailable', on: rowStopChoices },
+    seedExhaustion: { description: 'Stopped on seed', on: rowStopChoices },
+    boundSpent: { description: 'Stopped on row <n>: named action bound spent', on: rowStopChoices },
+    unreachableAmend: { description: 'Unreachable row: amend batch', on: rowStopChoices },
+    recoveryIncomplete: {
+      description: 'Stopped: iteration <i> recovery incomplete - <what>',
+      on: {
+        'human.discard': {
+          target: '#loop-implementation.implement.recovery.jobs',
+          description: 'discard authorized',
+        },
+        'human.stop': { target: '#loop-implementation.stopped' },
+      },
+    },
+    commitBoundary: {
+      description: 'Dirty tree: discard/reset authorization',
+      on: {
+        'human.discard': { target: '#loop-implementation.discarding', description: 'discard authorized' },
+        'human.stop': { target: '#loop-implementation.stopped' },
+      },
+    },
+    verificationFailed: {
+      description: 'Stopped: verification failed with every row closed',
+      on: {
+        'human.amend': [
+          {
+            guard: 'reopensRow',
+            target: '#loop-implementation.amendingInVerify',
+            actions: 'keepChoice',
+            description: 'amendment re-bounds a done row',
+          },
+          acceptChoice,
+        ],
+        'human.stop': { target: '#loop-implementation.stopped' },
+      },
+    },
+    reopenedDuringVerify: {
+      description: 'Stopped: row <n> reopened by amendment during verify',
+      on: {
+        'human.return': {
+          target: '#loop-implementation.implement',
+          description: 'return the row to ledger implementation',
+        },
+        'human.stop': { target: '#loop-implementation.stopped' },
+      },
+    },
+  },
+});
+
+/** The `amendingInVerify` state: commit a row an amendment re-bounds during verify. */
+export const amendingInVerifyState = loopSetup.createStateConfig({
+  description: 'Commit the re-bound row (`loop: amend`) while verify is active',
+  invoke: {
+    id: 'commitReopen',
+    src: 'commitLedger',
+    input: ({ context }) => context.pendingChoice as CommitRequest,
+    onDone: {
+      target: '#loop-implementation.humanStop.reopenedDuringVerify',
+      actions: assign(({ context }) => {
+        const request = context.pendingChoice as CommitRequest;
+        const row = request.ledger.rows.find(
+          (r, i) => r.status === 'open' && headLedger(context).rows[i]?.status === 'done',
+        )?.row;
+        return {
+          ledger: request.ledger,
+          pendingChoice: null,
+          stop: { kind: 'reopened-during-verify' as const, row: row ?? 0 },
+          stopLedger: request.ledger,
+        };
+      }),
+    },
+    onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+  },
+});
+
+/** The `discarding` state: discard unowned dirt after explicit authorization. */
+export const discardingState = loopSetup.createStateConfig({
+  description: 'Discard unowned dirt after explicit authorization',
+  invoke: {
+    id: 'discardChanges',
+    src: 'discardChanges',
+    input: ({ context }) => ({ head: context.workspace?.head ?? '' }),
+    onDone: [
+      {
+        guard: 'treeDirtyAfterReset',
+        target: '#loop-implementation.humanStop.commitBoundary',
+        description: 'still dirty',
+      },
+      { target: '#loop-implementation.implement' },
+    ],
+    onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+  },
+});

@@ -1,0 +1,86 @@
+/**
+ * The pi-gauntlet loop engine ("loop-implementation") as an XState v5 statechart.
+ *
+ * States are the protocol's: entry (fresh seeding or authorized restore), implement (the ordered
+ * table before each dispatch, the escalated round, dispatch, validation, repairs, interrupted
+ * recovery, amendments), the human stops (one state per stop kind, each accepting exactly the
+ * choices its menu offers), verify (gate set, verification repairs, reviews, closure) and the
+ * terminal states. Every guard is a thin call into the pure protocol core in src/gauntlet/; every
+ * side effect is a named actor that throws "not provided" until the host supplies it with
+ * `machine.provide({ actors })` (src/host/ wires the real ones).
+ *
+ * The ordered table before each dispatch is one ordered list of guarded `always` transitions whose
+ * descriptions carry the rule labels (R1..R4), so the generated diagram reads like the table.
+ */
+import { emptyLoopHistory } from '../../src/gauntlet/history.js';
+import { entryRegion } from './entry.js';
+import { amendingInVerifyState, discardingState, humanStopRegion } from './human-stops.js';
+import { implementRegion } from './implement.js';
+import { loopSetup } from './setup.js';
+import { verifyRegion } from './verify.js';
+
+export type {
+  BoundaryFacts,
+  ChildReport,
+  CommitRequest,
+  DispatchRecovery,
+  GateRun,
+  HumanEvent,
+  LoopContext,
+  LoopImplementationInput,
+  LoopSettings,
+  NoticeEvent,
+  RefreshFacts,
+  ReviewResult,
+  WorkspaceFacts,
+} from './context.js';
+export { returnOutcomeOf, rulesOutcome, verificationOutcomeOf } from './views.js';
+
+/**
+ * The loop engine statechart. Provide its actors with `loopImplementationMachine.provide({ actors
+ * })` (see src/host/ for the real implementations and docs/api.md for the contracts).
+ */
+export const loopImplementationMachine = loopSetup.createMachine({
+  id: 'loop-implementation',
+  description: 'pi-gauntlet loop engine (loop-implementation)',
+  context: ({ input }) => ({
+    input,
+    settings: null,
+    settingsProblem: null,
+    workspace: null,
+    specText: null,
+    spec: null,
+    specFindings: [],
+    ledger: null,
+    ledgerFindings: [],
+    history: emptyLoopHistory(),
+    plan: null,
+    model: null,
+    child: null,
+    boundary: null,
+    actionRecords: [],
+    interruption: null,
+    stop: null,
+    stopLedger: null,
+    problem: null,
+    gateFailure: null,
+    reviews: [],
+    pendingChoice: null,
+    head: null,
+    error: null,
+  }),
+  initial: 'entry',
+  states: {
+    entry: entryRegion,
+    implement: implementRegion,
+    humanStop: humanStopRegion,
+    amendingInVerify: amendingInVerifyState,
+    discarding: discardingState,
+    verify: verifyRegion,
+
+    finished: { type: 'final', description: 'Step 4: closure; verification complete' },
+    stopped: { type: 'final', description: 'Stopped by the human; branch state preserved' },
+    invalid: { type: 'final', description: 'Configuration error (exit code 2)' },
+    failed: { type: 'final', description: 'An effect failed unexpectedly (exit code 1)' },
+  },
+});

@@ -1,0 +1,244 @@
+/**
+ * Verify: after the loop, the gate set, automatic verification repairs, the reviews and closure.
+ */
+import { assign } from 'xstate';
+import { type DispatchPlan, planDispatch } from '../../src/gauntlet/dispatch.js';
+import type { VerificationProblem } from '../../src/gauntlet/human-stop.js';
+import { verificationRepairMarker } from '../../src/gauntlet/repair.js';
+import type { LoopContext } from './context.js';
+import { loopSetup } from './setup.js';
+import {
+  dispatchInput,
+  headLedger,
+  planFromDisk,
+  planInput,
+  unattributedDetail,
+  verificationOutcome,
+} from './views.js';
+
+function verificationProblem(context: LoopContext): VerificationProblem {
+  const failure = context.gateFailure;
+  if (failure === null) return { kind: 'missing-model' };
+  return {
+    kind: 'gate',
+    gate: failure.gate,
+    exitCode: failure.exitCode,
+    logPath: failure.logPath,
+    tail: failure.tail,
+  };
+}
+
+/** The `verify` region of the loop engine. */
+export const verifyRegion = loopSetup.createStateConfig({
+  description: 'After the loop: gate set, verification repairs, reviews, closure',
+  initial: 'gates',
+  states: {
+    gates: {
+      description: 'Step 1: run the gate set fail-fast',
+      invoke: {
+        id: 'runGates',
+        src: 'runGates',
+        input: ({ context }) => ({ ledger: headLedger(context) }),
+        onDone: [
+          { guard: 'gatesPassed', target: 'review', description: 'every gate passed' },
+          {
+            guard: 'verificationRepairAllowed',
+            target: 'repair',
+            description: 'repairs < allowance: automatic verification repair',
+            actions: assign({ gateFailure: ({ event }) => (event.output.passed ? null : event.output) }),
+          },
+          {
+            target: '#loop-implementation.humanStop.verificationFailed',
+            description: 'repairs >= allowance',
+            actions: assign(({ context, event }) => {
+              const gateFailure = event.output.passed ? null : event.output;
+              const next = { ...context, gateFailure };
+              return {
+                gateFailure,
+                stop: {
+                  kind: 'verification-failed' as const,
+                  repairs: context.history.verificationRepairs,
+                  problem: verificationProblem(next),
+                },
+                stopLedger: context.ledger,
+              };
+            }),
+          },
+        ],
+        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+      },
+    },
+    repair: {
+      description: 'One automatic verification repair',
+      initial: 'resolvingModel',
+      states: {
+        resolvingModel: {
+          invoke: {
+            id: 'resolveRepairModel',
+            src: 'resolveImplModel',
+            input: () => ({ row: 'verify' as const }),
+            onDone: [
+              {
+                guard: 'modelUnresolved',
+                target: '#loop-implementation.humanStop.verificationFailed',
+                description: 'no repair model',
+                actions: 'stopMissingRepairModel',
+              },
+              {
+                target: 'reserving',
+                actions: assign(({ context, event }) => ({
+                  model: event.output.model,
+                  plan: planDispatch({
+                    ledger: headLedger(context),
+                    target: 'verify',
+                    head: context.head ?? '',
+                    model: event.output.model,
+                  }),
+                })),
+              },
+            ],
+            onError: {
+              target: '#loop-implementation.humanStop.verificationFailed',
+              actions: 'stopMissingRepairModel',
+            },
+          },
+        },
+        resuming: {
+          description: 'A verify tuple was on disk at resume',
+          entry: assign({ plan: ({ context }) => planFromDisk(context) }),
+          invoke: {
+            id: 'recoverVerifyDispatch',
+            src: 'recoverDispatch',
+            input: ({ context }) => ({ plan: context.plan as DispatchPlan }),
+            onDone: [
+              {
+                guard: 'neverLaunched',
+                target: 'running',
+                description: 'the reserved repair never started',
+              },
+              {
+                target: 'readingBoundary',
+                actions: 'keepRecoveredReport',
+              },
+            ],
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+          },
+        },
+        reserving: {
+          invoke: {
+            id: 'reserveVerifyDispatch',
+            src: 'reserveDispatch',
+            input: ({ context }) => planInput(context),
+            onDone: {
+              target: 'running',
+              actions: 'keepReserved',
+            },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+          },
+        },
+        running: {
+          invoke: {
+            id: 'dispatchRepairChild',
+            src: 'dispatchChild',
+            input: ({ context }) => dispatchInput(context, context.gateFailure),
+            onDone: {
+              target: 'readingBoundary',
+              actions: 'keepChildReport',
+            },
+            onError: {
+              target: 'readingBoundary',
+              actions: 'keepDispatchError',
+            },
+          },
+        },
+        readingBoundary: {
+          invoke: {
+            id: 'readRepairBoundary',
+            src: 'readBoundary',
+            input: ({ context }) => planInput(context),
+            onDone: { target: 'validating', actions: 'keepBoundary' },
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+          },
+        },
+        validating: {
+          always: [
+            { guard: 'verificationAdmitted', target: 'marking', description: 'repair admitted' },
+            {
+              guard: 'verificationUnattributed',
+              target: '#loop-implementation.humanStop.recoveryIncomplete',
+              description: 'repair commit not attributable',
+              actions: {
+                type: 'stopRecovery',
+                params: ({ context }) => ({
+                  what: 'ambiguous attribution',
+                  detail: unattributedDetail(verificationOutcome(context)),
+                  interruption: 'ambiguous attribution',
+                }),
+              },
+            },
+            {
+              target: '#loop-implementation.implement.recovery',
+              description: 'not admitted: recover the checkout, then an empty marker',
+              actions: assign({
+                interruption: ({ context }) => {
+                  const outcome = verificationOutcome(context);
+                  return outcome?.kind === 'not-admitted' ? outcome.reason : 'not admitted';
+                },
+              }),
+            },
+          ],
+        },
+        marking: {
+          description: 'Commit `loop: repair verification` over the admitted repair',
+          invoke: {
+            id: 'commitVerificationMarker',
+            src: 'commitLedger',
+            input: ({ context }) => {
+              const outcome = verificationOutcome(context);
+              if (outcome?.kind !== 'admitted') throw new Error('no admitted verification repair');
+              return verificationRepairMarker(outcome.ledger, outcome.childSha, outcome.actionRecords);
+            },
+            onDone: '#loop-implementation.implement.finishingRepair',
+            onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+          },
+        },
+      },
+    },
+    review: {
+      description: 'Step 2: whole-diff review (optional host actor)',
+      invoke: {
+        id: 'reviewDiff',
+        src: 'reviewDiff',
+        input: ({ context }) => ({ base: headLedger(context).base }),
+        onDone: {
+          target: 'conformance',
+          actions: assign({
+            reviews: ({ context, event }) => [
+              ...context.reviews,
+              { step: 'whole-diff review', result: event.output },
+            ],
+          }),
+        },
+        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+      },
+    },
+    conformance: {
+      description: 'Step 3: conformance review against the spec (optional host actor)',
+      invoke: {
+        id: 'conformanceReview',
+        src: 'conformanceReview',
+        input: ({ context }) => ({ base: headLedger(context).base, specPath: context.input.specPath }),
+        onDone: {
+          target: '#loop-implementation.finished',
+          actions: assign({
+            reviews: ({ context, event }) => [
+              ...context.reviews,
+              { step: 'conformance review', result: event.output },
+            ],
+          }),
+        },
+        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+      },
+    },
+  },
+});

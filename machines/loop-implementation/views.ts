@@ -1,0 +1,286 @@
+/**
+ * Pure views of the loop context: thin calls into the protocol core (src/gauntlet/) that the
+ * guards, actions and actor inputs of every region share.
+ */
+import type { Finding } from '../../src/common/finding.js';
+import { amendSpecText } from '../../src/gauntlet/amendment.js';
+import { type DispatchPlan, planDispatch, restoredPlan } from '../../src/gauntlet/dispatch.js';
+import type { HumanStop } from '../../src/gauntlet/human-stop.js';
+import { parseLedger } from '../../src/gauntlet/ledger.js';
+import {
+  cutRowEdit,
+  emptyVerificationMarker,
+  interruptedRowRepair,
+  interruptedSeedRepair,
+  type LedgerEdit,
+  ordinaryMissRepair,
+  preservingAmendEdit,
+  raiseAllowanceEdit,
+  reopenRowEdit,
+  retryEdit,
+  seedMissRepair,
+} from '../../src/gauntlet/repair.js';
+import { evaluateRules, type RulesOutcome } from '../../src/gauntlet/rules.js';
+import { seedLedger } from '../../src/gauntlet/seed.js';
+import { parseSpec } from '../../src/gauntlet/spec.js';
+import type { Ledger, Spec } from '../../src/gauntlet/types.js';
+import { type ReturnOutcome, validateReturn } from '../../src/gauntlet/validate.js';
+import { type VerificationReturnOutcome, validateVerificationReturn } from '../../src/gauntlet/verify.js';
+import type { CommitRequest, GateRun, HumanEvent, LoopContext } from './context.js';
+
+/**
+ * The ordered table's answer for the context (the pure `evaluateRules` over the ledger, history,
+ * held settings and spec). Every guard of `implement.beforeDispatch` reads this.
+ */
+export function rulesOutcome(context: LoopContext): RulesOutcome {
+  return rules(context);
+}
+
+export function rules(context: LoopContext): RulesOutcome {
+  return evaluateRules({
+    ledger: context.ledger,
+    ledgerFindings: context.ledgerFindings,
+    history: context.history,
+    escalateAfter: context.settings?.escalateAfter ?? null,
+    ...(context.spec === null
+      ? {}
+      : { routing: { spec: context.spec, amendPermission: amendPermission(context) } }),
+  });
+}
+
+export function amendPermission(context: LoopContext): boolean {
+  return context.spec?.amendGrant.kind === 'active';
+}
+
+/** The validation verdict on the return in flight (`validateReturn`), or `null` before a return. */
+export function returnOutcomeOf(context: LoopContext): ReturnOutcome | null {
+  return returnOutcome(context);
+}
+
+export function returnOutcome(context: LoopContext): ReturnOutcome | null {
+  const { plan, boundary, child } = context;
+  if (plan === null || child === null || boundary === null || plan.target === 'verify') return null;
+  return validateReturn({
+    target: plan.target,
+    iteration: plan.iteration,
+    pending: plan.pending,
+    saved: plan.saved,
+    boundary: { ...child, porcelain: boundary.porcelain, commitCount: boundary.commitCount },
+    ...(boundary.commit === null ? {} : { commit: boundary.commit }),
+    ...(boundary.headLedgerText === null ? {} : { headLedger: ledgerOrFindings(boundary.headLedgerText) }),
+    retainedActionRecords: context.actionRecords,
+  });
+}
+
+/** The admission verdict on a verification repair in flight, or `null`. */
+export function verificationOutcomeOf(context: LoopContext): VerificationReturnOutcome | null {
+  return verificationOutcome(context);
+}
+
+export function verificationOutcome(context: LoopContext): VerificationReturnOutcome | null {
+  const { plan, boundary, child } = context;
+  if (plan === null || child === null || boundary === null || plan.target !== 'verify') return null;
+  return validateVerificationReturn({
+    pending: plan.pending,
+    saved: plan.saved,
+    boundary: { ...child, porcelain: boundary.porcelain, commitCount: boundary.commitCount },
+    ...(boundary.commit === null ? {} : { commit: boundary.commit }),
+    ...(boundary.headLedgerText === null ? {} : { headLedger: ledgerOrFindings(boundary.headLedgerText) }),
+  });
+}
+
+export function ledgerOrFindings(text: string): Ledger | readonly Finding[] {
+  const parsed = parseLedger(text);
+  return parsed.ledger ?? parsed.findings;
+}
+
+export function outcomeKind(context: LoopContext): string | null {
+  return returnOutcome(context)?.kind ?? null;
+}
+
+/** The repair edit for the dispatch in flight, by what went wrong. */
+export function repairEdit(context: LoopContext): LedgerEdit {
+  const plan = context.plan as DispatchPlan;
+  const input = { saved: plan.saved, pending: plan.pending, actionRecords: context.actionRecords };
+  if (plan.target === 'verify')
+    return emptyVerificationMarker({ ...input, reason: context.interruption ?? 'not admitted' });
+  if (context.interruption !== null) {
+    const reason = context.interruption as Parameters<typeof interruptedRowRepair>[0]['reason'];
+    return plan.target === 'seed'
+      ? interruptedSeedRepair({ ...input, reason })
+      : interruptedRowRepair({ ...input, reason });
+  }
+  const outcome = returnOutcome(context);
+  const miss = outcome?.kind === 'miss' ? outcome.miss : 'return not admitted';
+  return plan.target === 'seed' ? seedMissRepair({ ...input, miss }) : ordinaryMissRepair({ ...input, miss });
+}
+
+export function headLedger(context: LoopContext): Ledger {
+  return context.ledger as Ledger;
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Whether an escalated round needs a model: the rules said so and no model is held yet. */
+export function escalationDue(context: LoopContext): boolean {
+  const outcome = rules(context);
+  return outcome.kind === 'dispatch-row' && outcome.escalated;
+}
+
+/** The dispatch the ordered table selected, planned over the ledger at HEAD. */
+export function planFromRules(
+  context: LoopContext,
+  model: string | null,
+  ledger: Ledger = headLedger(context),
+  head = context.head ?? '',
+): DispatchPlan {
+  const outcome = rules(context);
+  if (outcome.kind === 'dispatch-seed')
+    return planDispatch({ ledger, target: 'seed', head, hint: outcome.hint, previousDecision: null });
+  if (outcome.kind === 'dispatch-row')
+    return planDispatch({
+      ledger,
+      target: outcome.row,
+      head,
+      hint: outcome.hint,
+      previousDecision: outcome.previousDecision === 'none' ? null : outcome.previousDecision,
+      model,
+    });
+  throw new Error(`the ordered table selected no dispatch (${outcome.kind})`);
+}
+
+/** The dispatch found in flight at resume: before-image from the tuple's HEAD, reserved from disk. */
+export function planFromDisk(context: LoopContext): DispatchPlan {
+  const reserved = headLedger(context);
+  const savedText = context.workspace?.savedLedgerText ?? null;
+  const saved = savedText === null ? null : parseLedger(savedText).ledger;
+  if (saved === null || reserved.pending === null)
+    throw new Error('the pending dispatch has no recoverable before-image');
+  return restoredPlan(saved, reserved);
+}
+
+export function beforeImageMissing(context: LoopContext): boolean {
+  const text = context.workspace?.savedLedgerText ?? null;
+  return text === null || parseLedger(text).ledger === null;
+}
+
+/** Spec text after an amendment, parsed again (§3.17: re-decode the grant and dispositions). */
+export function respec(specText: string | null): Pick<LoopContext, 'specText' | 'spec' | 'specFindings'> {
+  if (specText === null) return { specText: null, spec: null, specFindings: [] };
+  const parsed = parseSpec(specText);
+  return { specText, spec: parsed.spec, specFindings: parsed.findings };
+}
+
+/** Whether a human choice can be applied to the ledger as it is (a bad row is refused, not thrown). */
+export function choiceApplies(context: LoopContext, event: HumanEvent): boolean {
+  try {
+    choiceEdit(context, event);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Input of `dispatchChild`; a verification repair also gets the failing gate. */
+export function dispatchInput(context: LoopContext, gate: GateRun | null) {
+  return {
+    plan: context.plan as DispatchPlan,
+    ledgerPath: context.input.ledgerPath,
+    specPath: context.input.specPath,
+    actionRecords: context.actionRecords,
+    gate,
+  };
+}
+
+/** Input of `reserveDispatch` and `readBoundary`: the dispatch in flight and the ledger path. */
+export function planInput(context: LoopContext) {
+  return { plan: context.plan as DispatchPlan, ledgerPath: context.input.ledgerPath };
+}
+
+/** The human stop the ordered table's outcome calls for, if it calls for one. */
+export function ruleStop(context: LoopContext): HumanStop | null {
+  const outcome = rules(context);
+  switch (outcome.kind) {
+    case 'bound-spent-stop':
+      return { kind: 'bound-spent', row: outcome.row };
+    case 'row-stop':
+      return { kind: 'row-allowance', row: outcome.row };
+    case 'seed-stop': {
+      const lastReason = context.history.lastSeedRepairReason;
+      return {
+        kind: 'seed-exhaustion',
+        seedRepairs: context.history.seedRepairCount,
+        ...(lastReason === null ? {} : { lastReason }),
+      };
+    }
+    case 'unreachable-amend': {
+      const rowText = context.spec?.rows.find((r) => r.row === outcome.row)?.text;
+      return {
+        kind: 'unreachable-amend',
+        row: outcome.row,
+        what: outcome.what,
+        where: outcome.where,
+        ...(rowText === undefined ? {} : { rowText }),
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+/** What an unattributed verdict found, for the recovery-incomplete stop's detail. */
+export function unattributedDetail(outcome: { kind: string; detail?: string } | null): string {
+  return outcome?.kind === 'unattributed' ? (outcome.detail ?? '') : '';
+}
+
+export function seedOf(context: LoopContext) {
+  return seedLedger(context.spec as Spec, {
+    specPath: context.input.specPath,
+    base: context.workspace?.head ?? '',
+    verification: context.input.verification,
+    allowance: context.settings?.allowance,
+  });
+}
+
+/** Human-choice edits: the ledger edit (and spec text) for a retry, raise or amendment. */
+export function choiceEdit(context: LoopContext, event: HumanEvent): CommitRequest {
+  const ledger = headLedger(context);
+  switch (event.type) {
+    case 'human.retry':
+      return retryEdit(ledger, event.row, event.hint);
+    case 'human.raise':
+      return raiseAllowanceEdit(ledger, event.amount, event.words);
+    case 'human.amend': {
+      const amendment = event.amendment;
+      const specText = context.specText ?? '';
+      if (amendment.kind === 'cut')
+        return {
+          ...cutRowEdit(ledger, amendment.row, amendment.disposition),
+          specText: amendSpecText(specText, amendment),
+        };
+      if (amendment.kind === 'reopen')
+        return reopenRowEdit(ledger, amendment.row, 'reopened by a human amendment');
+      return { ...preservingAmendEdit(ledger, amendment.what), specText: amendSpecText(specText, amendment) };
+    }
+    default:
+      throw new Error(`no ledger edit for ${event.type}`);
+  }
+}
+
+/** The automatic cut of an unreachable row under amend permission (§3.13). */
+export function unreachableCut(context: LoopContext): CommitRequest {
+  const outcome = rules(context);
+  if (outcome.kind !== 'unreachable-amend') throw new Error('no unreachable amend item to apply');
+  const grant = context.spec?.amendGrant.kind === 'active' ? context.spec.amendGrant.sentence : undefined;
+  return {
+    ...cutRowEdit(headLedger(context), outcome.row, outcome.disposition, grant),
+    specText: amendSpecText(context.specText ?? '', {
+      kind: 'cut',
+      row: outcome.row,
+      disposition: outcome.disposition,
+      outOfScope: outcome.outOfScope,
+    }),
+  };
+}

@@ -9,6 +9,7 @@ import { crankCommand } from './crank.js';
 import { cyberCommand } from './cyber.js';
 import { demoCommand } from './demo.js';
 import { generateCommand } from './generate.js';
+import { loopCommand } from './loop.js';
 import { pathsCommand } from './paths.js';
 import { promptCommand } from './prompt.js';
 import { reportCommand } from './report.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CliCommand[] = [
   generateCommand,
   cyberCommand,
   reportCommand,
+  loopCommand,
   rpiCommand,
   crankCommand,
   vizCommand,

@@ -23,9 +23,10 @@ import {
   type Verification,
   type VerifyInput,
 } from '../../machines/loop-protocol.js';
-import { LoopchartError } from '../common/errors.js';
+import { InputError, LoopchartError } from '../common/errors.js';
 import type { PartialEntryContract } from '../loop-protocol/entry-contract.js';
 import type { MissingField } from '../loop-protocol/infer-or-stop.js';
+import type { TranscriptRecord } from '../loop-protocol/transcript-record.js';
 import type { TranscriptFields, TranscriptStep } from './transcript.js';
 import { createTranscriptRecorder } from './transcript.js';
 
@@ -55,6 +56,14 @@ export interface LoopProtocolRunnerOptions {
   readonly signal?: AbortSignal;
   /** The transcript's clock; default `new Date()`. */
   readonly now?: () => Date;
+  /**
+   * The records already in the transcript of an interrupted run of this loop. The runner replays
+   * them (the START and every recorded actor outcome, in order) without calling an effect or
+   * writing a record, then continues live from where the ledger ends. See {@link resumePlan}.
+   */
+  readonly resume?: readonly TranscriptRecord[];
+  /** Extra JSON written in the `data` of the START record (e.g. the baseline facts of the checkout). */
+  readonly startData?: Readonly<Record<string, LedgerJson>>;
 }
 
 /** What {@link runLoopProtocol} returns. */
@@ -66,11 +75,110 @@ export interface LoopProtocolRunResult {
   readonly transcriptPath: string;
 }
 
+/**
+ * A ledger that cannot be replayed as this loop: a record without its actor outcome, an outcome
+ * out of order, or a replay that diverges from what the ledger recorded. `code` is
+ * `loop-protocol.ledger-not-replayable`.
+ */
+export class LedgerReplayError extends InputError {
+  constructor(message: string) {
+    super('loop-protocol.ledger-not-replayable', message);
+  }
+}
+
+/** A JSON value as a transcript record's `data` holds it. */
+type LedgerJson = NonNullable<TranscriptRecord['data']>[string];
+
+/** One recorded actor outcome: the output, or the message of the error it ended with. */
+type RecordedOutcome =
+  | { readonly actor: string; readonly output: unknown }
+  | { readonly actor: string; readonly error: string };
+
+/** What a ledger tells a resumed run: its START and the actor outcomes in processing order. */
+export interface ResumePlan {
+  readonly start: Omit<LoopProtocolStartEvent, 'type'>;
+  readonly outcomes: readonly RecordedOutcome[];
+  /** The machine state of the ledger's last record: where the interrupted run stood. */
+  readonly lastState: TranscriptRecord['state'];
+  /** The run had already ended: nothing is left to resume. */
+  readonly finished: boolean;
+}
+
+const ACTOR_EVENT = /^xstate\.(done|error)\.actor\.(.+)$/;
+
+/**
+ * Reads the START and the actor outcomes out of a loop protocol ledger, so that the machine can
+ * be brought back to where the ledger ends without running an effect again. The machine is
+ * deterministic given its events, so replaying them rebuilds the state exactly.
+ *
+ * @param records the ledger's records, in order
+ * @returns the START, the outcomes and where the run stood
+ * @throws LedgerReplayError when the ledger is empty, has no START, or a record lacks its outcome
+ */
+export function resumePlan(records: readonly TranscriptRecord[]): ResumePlan {
+  // The machine's initial snapshot (xstate.init) comes first, then the START.
+  const startIndex = records.findIndex((record) => record.event === 'START');
+  const start = (records[startIndex]?.data as { start?: unknown } | undefined)?.start;
+  if (startIndex < 0 || startIndex > 1 || typeof start !== 'object' || start === null)
+    throw new LedgerReplayError('the ledger does not begin with a recorded START');
+  const outcomes: RecordedOutcome[] = [];
+  records.forEach((record, index) => {
+    if (index <= startIndex) return;
+    const match = ACTOR_EVENT.exec(record.event);
+    if (match === null) {
+      if (record.event === 'DIRECTION' || record.event === 'CANCEL')
+        throw new LedgerReplayError(
+          `line ${index + 1}: a ${record.event} from the user cannot be replayed; the run ended or waits for a person`,
+        );
+      return;
+    }
+    const data = (record.data ?? {}) as { output?: unknown; error?: unknown };
+    const actor = match[2] as string;
+    if (match[1] === 'done') {
+      if (!('output' in data))
+        throw new LedgerReplayError(`line ${index + 1}: ${record.event} has no recorded output`);
+      outcomes.push({ actor, output: data.output });
+    } else outcomes.push({ actor, error: typeof data.error === 'string' ? data.error : 'unknown error' });
+  });
+  const last = records[records.length - 1] as TranscriptRecord;
+  const finished =
+    last.state === 'stopped' || last.state === 'invalidContract' || last.state === 'cancelledBeforeStart';
+  return {
+    start: start as Omit<LoopProtocolStartEvent, 'type'>,
+    outcomes,
+    lastState: last.state,
+    finished,
+  };
+}
+
 /** The loop protocol machine failed outside the protocol (an action threw: a host bug). */
 export class LoopProtocolRunError extends LoopchartError {
   constructor(message: string) {
     super('loop-protocol.run-failed', message);
   }
+}
+
+/**
+ * The authoritative evidence behind a stop whose rule carries none of its own (plateau, budget,
+ * a lost source, ...): what the loop last observed and what the evaluator last said, and any
+ * failure the loop itself recorded. A stop is reported with the state it stopped on, never bare.
+ */
+function stopEvidence(c: LoopProtocolContext): string[] {
+  const evidence: string[] = [];
+  const observation = c.observation ?? c.baselineObservation;
+  if (observation)
+    evidence.push(
+      `last observation (cycle ${c.observation ? c.cycle : 0}): ${observation.summary}${observation.metric === null ? '' : ` [metric ${observation.metric}]`}`,
+    );
+  if (c.verification)
+    evidence.push(
+      `last evaluator verdict (cycle ${c.cycle}): ${c.verification.verdict}${c.verification.detail ? ` (${c.verification.detail})` : ''}`,
+    );
+  evidence.push(`${c.completedCycles} cycles completed; ${c.streaks.nonProgress} without progress in a row`);
+  if (c.sourceLost !== null) evidence.push(`source lost: ${c.sourceLost}`);
+  if (c.boundaryOverlap !== null) evidence.push(`rollback boundary: ${c.boundaryOverlap}`);
+  evidence.push(...c.failureEvidence);
+  return evidence;
 }
 
 /**
@@ -126,12 +234,22 @@ export function projectLoopProtocolTranscript({
   if (decided && c.decision !== null) {
     const stopped = c.decision.decision === 'stop';
     fields.decision = c.decision.decision;
+    const ruleEvidence = c.decision.evidence ?? [];
     fields.terminalCheck = {
       rule: stopped ? c.decision.rule : null,
       success: stopped && c.decision.rule === 'success',
       reason: c.decision.reason,
-      evidence: [...(c.decision.evidence ?? [])],
+      evidence: stopped && ruleEvidence.length === 0 ? stopEvidence(c) : [...ruleEvidence],
     };
+  }
+  const actorEvent = ACTOR_EVENT.exec(type);
+  if (actorEvent !== null) {
+    // The outcome itself goes into the ledger, so that a run killed later can be replayed to here.
+    const payload = event as unknown as { output?: unknown; error?: unknown };
+    fields.data =
+      actorEvent[1] === 'done'
+        ? { output: (payload.output ?? null) as LedgerJson }
+        : { error: errorMessage(payload.error) };
   }
   if (snapshot.status === 'done')
     fields.closing = {
@@ -143,6 +261,13 @@ export function projectLoopProtocolTranscript({
   return fields;
 }
 
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && 'message' in error)
+    return String((error as { message: unknown }).message);
+  return String(error);
+}
+
 /**
  * Runs the loop protocol machine to its end.
  *
@@ -152,27 +277,55 @@ export function projectLoopProtocolTranscript({
  */
 export async function runLoopProtocol(options: LoopProtocolRunnerOptions): Promise<LoopProtocolRunResult> {
   const { effects } = options;
+  const replay = options.resume ?? [];
+  const plan = replay.length > 0 ? resumePlan(replay) : null;
+  const queue = [...(plan?.outcomes ?? [])];
+  // While the ledger has outcomes left, an actor returns the recorded one instead of its effect.
+  const replayed =
+    <I, O>(name: string, live: (input: I) => Promise<O>) =>
+    async ({ input }: { input: I }): Promise<O> => {
+      const next = queue.shift();
+      if (next === undefined) return live(input);
+      if (next.actor !== name)
+        throw new LedgerReplayError(`the ledger recorded ${next.actor} where the loop now runs ${name}`);
+      if ('error' in next) throw new Error(next.error);
+      return next.output as O;
+    };
   const machine = loopProtocolMachine.provide({
     actors: {
-      observe: fromPromise<Observation, ObserveInput>(({ input }) => effects.observe(input)),
-      choose: fromPromise<Choice, ChooseInput>(({ input }) => effects.choose(input)),
-      act: fromPromise<ActOutput, ActInput>(({ input }) => effects.act(input)),
-      verify: fromPromise<Verification, VerifyInput>(({ input }) => effects.verify(input)),
-      checkpoint: fromPromise<CheckpointResult, CheckpointInput>(({ input }) => effects.checkpoint(input)),
-      rollback: fromPromise<RollbackResult, RollbackInput>(({ input }) => effects.rollback(input)),
+      observe: fromPromise<Observation, ObserveInput>(replayed('observe', effects.observe)),
+      choose: fromPromise<Choice, ChooseInput>(replayed('choose', effects.choose)),
+      act: fromPromise<ActOutput, ActInput>(replayed('act', effects.act)),
+      verify: fromPromise<Verification, VerifyInput>(replayed('verify', effects.verify)),
+      checkpoint: fromPromise<CheckpointResult, CheckpointInput>(replayed('checkpoint', effects.checkpoint)),
+      rollback: fromPromise<RollbackResult, RollbackInput>(replayed('rollback', effects.rollback)),
     },
   });
+  const start = plan?.start ?? options.start;
+  let processed = 0;
+  let divergence: string | null = null;
   const recorder = createTranscriptRecorder({
     path: options.transcriptPath,
     machine: 'loop-protocol',
-    project: projectLoopProtocolTranscript,
+    project: (step) => {
+      const fields = projectLoopProtocolTranscript(step);
+      const index = processed++;
+      if (step.event.type === 'START' && index <= 1)
+        fields.data = { ...(fields.data ?? {}), start: start as unknown as LedgerJson, ...options.startData };
+      // Records the ledger already holds are replayed, not written again; each must match.
+      const recorded = replay[index];
+      if (recorded === undefined) return fields;
+      if (recorded.event !== step.event.type && divergence === null)
+        divergence = `ledger record ${index + 1} is ${recorded.event}, the replay processed ${step.event.type}`;
+      return null;
+    },
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const actor = createActor(machine, { inspect: recorder.inspect });
   const onAbort = () => actor.send({ type: 'CANCEL' });
   options.signal?.addEventListener('abort', onAbort, { once: true });
   actor.start();
-  actor.send({ type: 'START', ...options.start });
+  actor.send({ type: 'START', ...start });
   let lastMissing = '';
   try {
     for (;;) {
@@ -180,6 +333,8 @@ export async function runLoopProtocol(options: LoopProtocolRunnerOptions): Promi
         timeout: Number.POSITIVE_INFINITY,
       }).catch(() => undefined);
       const snapshot = actor.getSnapshot();
+      if (divergence !== null) throw new LedgerReplayError(divergence);
+      if (snapshot.status === 'error' && snapshot.error instanceof LedgerReplayError) throw snapshot.error;
       if (snapshot.status === 'error')
         throw new LoopProtocolRunError(`the loop protocol machine failed: ${String(snapshot.error)}`);
       if (snapshot.status === 'done')

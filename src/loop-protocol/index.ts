@@ -5,6 +5,7 @@
  */
 
 export * from './cycle-record.js';
+export * from './design-contract.js';
 export * from './entry-contract.js';
 export * from './entry-contract-text.js';
 export * from './final-report.js';

@@ -48,3 +48,8 @@ export function bundledScriptedChild(): Promise<string> {
 export function bundledCyberCli(): Promise<string> {
   return bundle('cyber-cli-entry.ts', 'cyber-cli.mjs');
 }
+
+/** The absolute path of the bundled `loopchart loop` (`node <path> loop ...`). */
+export function bundledLoopCommandCli(): Promise<string> {
+  return bundle('loop-command-entry.ts', 'loop-command-cli.mjs');
+}

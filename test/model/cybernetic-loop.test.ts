@@ -29,8 +29,7 @@ import { generatePathSuite } from '../../src/graph/path-suite.js';
 import type { PathStep } from '../../src/graph/path-suite-schema.js';
 import { createSuiteRun } from '../../src/graph/run-path.js';
 import { cyberneticReference } from '../oracles/cybernetic-loop.js';
-import { oracleOf, reportAndRequireFull } from '../oracles/harness.js';
-import { dotted } from '../oracles/rpi.js';
+import { dotted, oracleOf, reportAndRequireFull } from '../oracles/harness.js';
 
 const suite = generatePathSuite(cyberneticLoopMachine, cyberneticLoopModel);
 const run = createSuiteRun(cyberneticLoopMachine, cyberneticLoopModel, suite);

@@ -35,8 +35,8 @@ import { transitionCoverage } from '../../src/graph/coverage.js';
 import { rpiModel } from '../../src/graph/models/rpi.js';
 import { generatePathSuite } from '../../src/graph/path-suite.js';
 import { createSuiteRun } from '../../src/graph/run-path.js';
-import { oracleOf, reportAndRequireFull } from '../oracles/harness.js';
-import { dotted, rpiReferenceStates } from '../oracles/rpi.js';
+import { dotted, oracleOf, reportAndRequireFull } from '../oracles/harness.js';
+import { rpiReferenceStates } from '../oracles/rpi.js';
 
 type RpiSnapshot = SnapshotFrom<typeof rpiMachine>;
 

@@ -139,10 +139,3 @@ export function rpiReferenceStates(
     }
   });
 }
-
-/** A state value as a dotted path (`{ validating: 'fresh' }` → `validating.fresh`). */
-export function dotted(value: unknown): string {
-  if (typeof value === 'string') return value;
-  const [key, child] = Object.entries(value as Record<string, unknown>)[0] ?? ['', ''];
-  return `${key}.${dotted(child)}`;
-}

@@ -12,6 +12,7 @@ import type { Spec } from '../gauntlet/types.js';
 import { defaultLedgerPath, repoRelative, worktreeRootOf } from '../host/run-paths.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand } from './commands.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 const OPTIONS = {
   worktree: { type: 'string' },
@@ -40,7 +41,8 @@ function line(f: FileFinding): string {
 export const checkCommand: CliCommand = {
   name: 'check',
   summary: 'parse and check a ledger and its spec; findings with line numbers (exit 2 on findings)',
-  async run(args, io) {
+  async run(args, rawIo) {
+    const io = terminalSafeIo(rawIo);
     const { values } = parseCommandArgs('check', args, OPTIONS);
     if (values.help === true) {
       io.stdout.write(HELP);

@@ -1,5 +1,6 @@
 import { InputError, LoopchartError } from '../common/errors.js';
 import type { CliIo } from './commands.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 /**
  * Reports how a command failed, the one way docs/cli.md describes for every command:
@@ -10,7 +11,8 @@ import type { CliIo } from './commands.js';
  *
  * @returns the exit code: 2 for invalid input, 1 otherwise
  */
-export function reportCommandFailure(io: CliIo, command: string, json: boolean, error: unknown): number {
+export function reportCommandFailure(rawIo: CliIo, command: string, json: boolean, error: unknown): number {
+  const io = terminalSafeIo(rawIo);
   const known = error instanceof LoopchartError;
   const exitCode = error instanceof InputError ? 2 : 1;
   const message = error instanceof Error ? error.message : String(error);

@@ -11,6 +11,7 @@ import { createRunner, type LoopRunnerOptions, type LoopRunResult } from '../hos
 import { AGENT_OPTIONS, agentChoice, presetHelp } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './commands.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 /** Environment variable read for `--impl-model` when the option is absent. */
 export const IMPL_MODEL_VARIABLE = 'LOOPCHART_IMPL_MODEL';
@@ -198,7 +199,8 @@ export async function executeRun(
 export const runCommand: CliCommand = {
   name: 'run',
   summary: 'run the loop on a worktree (fresh or resumed) until it finishes or stops for a human',
-  async run(args, io) {
+  async run(args, rawIo) {
+    const io = terminalSafeIo(rawIo);
     const options = runOptionsFromArgs(args);
     if (options.help) {
       io.stdout.write(HELP);

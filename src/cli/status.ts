@@ -15,6 +15,7 @@ import { type LoopStatus, readLoopStatus } from '../host/status.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand } from './commands.js';
 import { IMPL_MODEL_VARIABLE } from './run.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 const OPTIONS = {
   worktree: { type: 'string' },
@@ -56,7 +57,8 @@ function human(status: LoopStatus): string {
 export const statusCommand: CliCommand = {
   name: 'status',
   summary: 'show the ledger and the step or stop the loop would take next (reads only)',
-  async run(args, io) {
+  async run(args, rawIo) {
+    const io = terminalSafeIo(rawIo);
     const { values } = parseCommandArgs('status', args, OPTIONS);
     if (values.help === true) {
       io.stdout.write(HELP);

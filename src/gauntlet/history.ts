@@ -320,7 +320,7 @@ function stepsOf(commits: readonly CommitFact[]): Step[] {
   const steps: Step[] = [];
   let latestLedger: Ledger | null = null;
   commits.forEach((fact, index) => {
-    const subject = parseSubject(fact.subject.trim());
+    const subject = parseSubject(fact.subject);
     let repair: RepairKind | null = null;
     if (subject.kind === 'repair-row') repair = rowRepairKind(fact, subject.row);
     else if (subject.kind === 'repair-seed') repair = seedRepairKind(fact);

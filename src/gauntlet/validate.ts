@@ -8,8 +8,10 @@
  * repairing: decision A12), then the subject, headers, table, decisions and action records
  * (each failure is one concrete validation miss that the parent repairs).
  */
+
 import { LoopchartError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
+import { hasControlCharacters, neutralizeText } from '../common/terminal-text.js';
 import { extractActionRecords } from './action-records.js';
 import { readAttribution } from './commits.js';
 import { parseDecision } from './decisions.js';
@@ -83,7 +85,8 @@ export type MissCode =
   | 'miss.decision-unmatched'
   | 'miss.decision-order'
   | 'miss.decision-reused'
-  | 'miss.action-record-dropped';
+  | 'miss.action-record-dropped'
+  | 'miss.control-bytes';
 
 /** A row whose cells differ between the saved ledger and the admitted one. */
 export interface ChangedRow {
@@ -242,6 +245,9 @@ export function validateReturn(facts: ReturnFacts): ReturnOutcome {
     );
   }
 
+  const control = controlBytesIn(saved, head);
+  if (control !== null) return miss('miss.control-bytes', control);
+
   const headerMiss = checkHeaders(saved, head, facts.pending, consumed);
   if (headerMiss !== null) return miss(headerMiss.code, headerMiss.text);
 
@@ -254,10 +260,10 @@ export function validateReturn(facts: ReturnFacts): ReturnOutcome {
   if (target !== 'seed') {
     const status = table.changed[0]?.after.status;
     const expected = `loop: row ${target} ${status}`;
-    if (facts.commit.subject.trim() !== expected)
+    if (facts.commit.subject !== expected)
       return miss(
         'miss.subject',
-        `commit subject is "${facts.commit.subject.trim()}", expected "${expected}"`,
+        `commit subject is ${shownSubject(facts.commit.subject)}, expected "${expected}"`,
       );
   }
 
@@ -311,16 +317,41 @@ function checkAttribution(body: string, pending: PendingTuple, consumed: number)
   return null;
 }
 
-/** The subject's form (A18); the status it names is checked against the table later. */
+/**
+ * Where the returned ledger holds a control byte (NUL, ESC, BEL, other C0, DEL, C1) in a cell or
+ * a decision line the return wrote (tab included), or `null`. Such bytes would drive the
+ * terminal of whoever reads the ledger; cells the saved ledger already held are not the child's.
+ */
+function controlBytesIn(saved: Ledger, ledger: Ledger): string | null {
+  const before = new Set([...saved.rows.map((row) => row.evidence), ...saved.decisions]);
+  const written = (text: string) => !before.has(text) && (hasControlCharacters(text) || text.includes('\t'));
+  for (const row of ledger.rows)
+    if (written(row.evidence))
+      return `row ${row.row}'s evidence holds a control byte: ${neutralizeText(row.evidence, { singleLine: true, maxLength: 120 })}`;
+  for (const [index, line] of ledger.decisions.entries())
+    if (written(line))
+      return `decision line ${index + 1} holds a control byte: ${neutralizeText(line, { singleLine: true, maxLength: 120 })}`;
+  return null;
+}
+
+/** A subject quoted with its invisible bytes visible (JSON escapes, and `\ufeff` for a BOM). */
+function shownSubject(subject: string): string {
+  return JSON.stringify(subject).replace(/\ufeff/g, '\\ufeff');
+}
+
+/**
+ * The subject's form (A18), matched exactly: a leading space, a tab or a byte-order mark is a miss.
+ * The status it names is checked against the table later.
+ */
 function checkSubjectForm(subject: string, target: number | 'seed'): string | null {
-  const trimmed = subject.trim();
+  const shown = shownSubject(subject);
   if (target === 'seed')
-    return trimmed === 'loop: seed evidence'
+    return subject === 'loop: seed evidence'
       ? null
-      : `commit subject is "${trimmed}", expected "loop: seed evidence"`;
-  const match = /^loop: row (\d+) (done|failed)$/.exec(trimmed);
+      : `commit subject is ${shown}, expected "loop: seed evidence"`;
+  const match = /^loop: row (\d+) (done|failed)$/.exec(subject);
   if (match === null || Number(match[1]) !== target)
-    return `commit subject is "${trimmed}", expected "loop: row ${target} done" or "loop: row ${target} failed"`;
+    return `commit subject is ${shown}, expected "loop: row ${target} done" or "loop: row ${target} failed"`;
   return null;
 }
 

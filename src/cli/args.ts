@@ -4,6 +4,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../common/errors.js';
+import { closest } from './suggest.js';
 
 /** Options every reporting command accepts. */
 export const COMMON_OPTIONS = {
@@ -12,13 +13,56 @@ export const COMMON_OPTIONS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /**
+ * Short flags every command gets for the options it has, so one letter means the same thing in
+ * every command (`-w` is always `--worktree`). A command may still declare its own `short`.
+ */
+export const CONVENTIONAL_SHORTS: Readonly<Record<string, string>> = {
+  worktree: 'w',
+  spec: 's',
+  ledger: 'l',
+  child: 'c',
+  gate: 'g',
+  transcript: 't',
+  out: 'o',
+  format: 'f',
+  repo: 'r',
+  machine: 'm',
+  dir: 'd',
+};
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+function withConventionalShorts(options: Options): Options {
+  const taken = new Set(Object.values(options).flatMap((o) => (o.short === undefined ? [] : [o.short])));
+  const result: Options = {};
+  for (const [name, option] of Object.entries(options)) {
+    const short = CONVENTIONAL_SHORTS[name];
+    if (option.short === undefined && short !== undefined && !taken.has(short)) {
+      taken.add(short);
+      result[name] = { ...option, short };
+    } else result[name] = option;
+  }
+  return result;
+}
+
+/** The parseArgs message, trimmed, with a did-you-mean for an unknown long option. */
+function usageMessage(error: Error & { code?: string }, options: Options): string {
+  const message = error.message.replace(/\. To specify a positional.*$/s, '');
+  if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return message;
+  const typed = /'--([^'=]+)/.exec(message)?.[1];
+  const guess = typed === undefined ? null : closest(typed, Object.keys(options));
+  return guess === null ? message : `${message}; did you mean --${guess}?`;
+}
+
+/**
  * Parses `args` for one command.
  *
  * @param command the command name, for messages
  * @param args the arguments after the command name
  * @param options the command's options (merged with {@link COMMON_OPTIONS})
  * @param allowPositionals whether positionals are accepted
- * @throws UsageError for an unknown option, a missing value or an unexpected positional
+ * @throws UsageError for an unknown option (with a did-you-mean when one option is close), a
+ *   missing value or an unexpected positional
  */
 export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(
   command: string,
@@ -26,17 +70,16 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
   options: O,
   allowPositionals = false,
 ) {
+  const all = { ...COMMON_OPTIONS, ...options };
   try {
     return parseArgs({
       args: [...args],
-      options: { ...COMMON_OPTIONS, ...options },
+      options: withConventionalShorts(all) as typeof all,
       strict: true,
       allowPositionals,
     });
   } catch (error) {
-    throw new UsageError(
-      `${command}: ${(error as Error).message.replace(/\. To specify a positional.*$/s, '')}`,
-    );
+    throw new UsageError(`${command}: ${usageMessage(error as Error, all)}`);
   }
 }
 

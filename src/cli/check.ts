@@ -11,7 +11,8 @@ import { parseSpec } from '../gauntlet/spec.js';
 import type { Spec } from '../gauntlet/types.js';
 import { defaultLedgerPath, repoRelative, worktreeRootOf } from '../host/run-paths.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand } from './commands.js';
+import type { CliCommand } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 import { terminalSafeIo } from './terminal-safe-io.js';
 
 const OPTIONS = {
@@ -24,6 +25,12 @@ const HELP = `usage: loopchart check [--worktree <dir>] [--spec <path>] [--ledge
 
 Parses and checks the spec and the ledger (rows against the spec's acceptance criteria) and lists
 every finding as "<file>: line <n>: <reason> (<code>)". Exit 2 when there is any finding.
+
+short flags: -w --worktree, -s --spec, -l --ledger, -h --help
+
+examples:
+  loopchart check --spec docs/specs/feature.md
+  loopchart check -l docs/plans/feature.md --json
 `;
 
 /** One finding of a named file. */
@@ -98,7 +105,7 @@ export const checkCommand: CliCommand = {
     const exitCode = findings.length === 0 ? 0 : 2;
     if (values.json === true)
       io.stdout.write(
-        `${JSON.stringify({ command: 'check', status, exitCode, spec: specPath, ledger: ledgerPath, findings })}\n`,
+        `${JSON.stringify({ schema: CLI_RESULT_SCHEMA_ID, command: 'check', status, exitCode, spec: specPath, ledger: ledgerPath, findings })}\n`,
       );
     else if (findings.length === 0)
       io.stdout.write(`ok: ${[specPath, ledgerPath].filter((p) => p !== null).join(' and ')} check clean\n`);

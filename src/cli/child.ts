@@ -25,7 +25,8 @@ import {
   writeLedger,
 } from '../host/child-tools.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { jsonResult } from './json-result.js';
 
 const HELP = `usage: loopchart child <tool> [options]
 
@@ -49,11 +50,19 @@ child contract forbids with a named error and exit code 2, before anything is wr
   return DONE|<STATUS> [--summary "<text>"]
                                 write the return file (DONE only after the commit, on a clean tree)
 
-Every tool takes --json for a machine-readable result.
+Every tool takes --json for a machine-readable result (schemas/cli-result.v1.json).
+
+examples:
+  loopchart child show
+  loopchart child record --status done --evidence "npm test -- parser; 12 passed" \\
+    --summary "parser accepts empty input" --next "row 3"
+  loopchart child commit && loopchart child return DONE
 `;
 
 function writeResult(io: CliIo, json: boolean, result: Record<string, unknown>, text: string): void {
-  io.stdout.write(json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+  io.stdout.write(
+    json ? jsonResult({ command: 'child', status: 'finished', exitCode: 0, ...result }) : `${text}\n`,
+  );
 }
 
 function rowNumber(text: string, what: string): number {
@@ -72,7 +81,7 @@ async function show(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('child show', args, {});
   const dispatch = await loadChildDispatch();
   if (values.json === true) {
-    io.stdout.write(`${JSON.stringify({ task: dispatch.task, spent: dispatch.spent })}\n`);
+    writeResult(io, true, { task: dispatch.task, spent: dispatch.spent }, '');
     return 0;
   }
   const ledger = diskLedger(dispatch);

@@ -1,11 +1,13 @@
 import { InputError, LoopchartError } from '../common/errors.js';
-import type { CliIo } from './commands.js';
+import { paletteFor } from './colour.js';
+import type { CliIo } from './command.js';
+import { jsonResult } from './json-result.js';
 import { terminalSafeIo } from './terminal-safe-io.js';
 
 /**
  * Reports how a command failed, the one way docs/cli.md describes for every command:
  * `loopchart: <message>` on stderr and, with `--json`, one JSON object on stdout
- * (`{ command, status: "invalid" | "failed", exitCode, error: { code, message, findings } }`).
+ * (`{ schema, command, status: "invalid" | "failed", exitCode, error: { code, message, findings } }`).
  * An error that is not loopchart's own is an internal error: its stack goes to stderr and its
  * code is `internal`.
  *
@@ -18,7 +20,7 @@ export function reportCommandFailure(rawIo: CliIo, command: string, json: boolea
   const message = error instanceof Error ? error.message : String(error);
   if (json)
     io.stdout.write(
-      `${JSON.stringify(
+      jsonResult(
         {
           command,
           status: exitCode === 2 ? 'invalid' : 'failed',
@@ -29,14 +31,16 @@ export function reportCommandFailure(rawIo: CliIo, command: string, json: boolea
             findings: known ? error.findings : [],
           },
         },
-        null,
-        2,
-      )}\n`,
+        true,
+      ),
     );
+  // The prefix is loopchart's own text (its colour escape must reach the terminal as is); the
+  // message may quote what a child wrote, so it goes through the safe stream.
+  rawIo.stderr.write(`${paletteFor(rawIo.stderr, rawIo.env ?? process.env).red('loopchart:')} `);
   io.stderr.write(
     known
-      ? `loopchart: ${message}\n`
-      : `loopchart: internal error: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
+      ? `${message}\n`
+      : `internal error: ${error instanceof Error ? (error.stack ?? message) : message}\n`,
   );
   return exitCode;
 }

@@ -12,7 +12,8 @@ import { resolve } from 'node:path';
 import { InputError, UsageError } from '../common/errors.js';
 import { createCrankRunner } from '../host/crank-runner.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 import { commandTimeout, EXIT_NOT_CONVERGED, riskyOption } from './rpi.js';
 
 const HELP = `usage: loopchart crank --wave <wave.json> --implementer "<cmd>" --validator "<cmd>" [options]
@@ -32,6 +33,13 @@ Run RPI once per lane of the caller's wave, then the wave acceptance once, and r
   -h, --help             this help
 
 exit codes: 0 every lane PASS and the acceptance passed, 4 otherwise, 2 invalid input, 1 internal error
+
+short flags: -r --repo, -t --transcript, -h --help
+
+examples:
+  loopchart crank --wave wave.json --implementer "./impl.sh" --validator "./validate.sh"
+  loopchart crank --wave wave.json --implementer "./impl.sh" --validator "./validate.sh" \\
+    --command-timeout 900 --json
 `;
 
 const OPTIONS = {
@@ -94,6 +102,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (json) {
     io.stdout.write(
       `${JSON.stringify({
+        schema: CLI_RESULT_SCHEMA_ID,
         command: 'crank',
         status: exitCode === 1 ? 'failed' : 'finished',
         exitCode,

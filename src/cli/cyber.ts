@@ -16,7 +16,8 @@ import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { runCyberneticLoop } from '../host/cybernetic-runner.js';
 import { describeCheckResult } from '../host/cybernetic-transcript.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { type CliResultEnvelope, writeJsonResult } from './json-result.js';
 
 /** Exit code of each terminal status; a CI job gates on these (docs/cli.md). */
 export const CYBER_EXIT_CODES: Readonly<Record<TerminalRecord['status'], number>> = {
@@ -47,6 +48,12 @@ checkpoint and reports why it stopped.
   --json                     print one JSON object with the terminal record
 Exit codes: 0 already-holds or restored, 2 invalid input, 4 non-converged, 5 recovery-failure,
 1 internal error, 130 interrupted (Ctrl-C or SIGTERM: the scope is restored to its checkpoint).
+
+short flags: -t --transcript, -h --help
+
+examples:
+  loopchart cyber --invariant "npm test -- parser" --off-happy-path "empty input" \\
+    --scope src/parser --budget 3 --patcher "./propose-patch.sh"
 `;
 
 function seconds(name: string, value: string | undefined): number | undefined {
@@ -100,8 +107,8 @@ function requestOf(values: {
 /** Exit code of a run interrupted by SIGINT or SIGTERM (128 + SIGINT, the shell's convention). */
 export const INTERRUPTED_EXIT_CODE = 130;
 
-function writeJson(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+function writeJson(io: CliIo, value: CliResultEnvelope & Record<string, unknown>): void {
+  writeJsonResult(io, value, true);
 }
 
 /** `loopchart cyber`. */

@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { DEMO_ANSWER, DEMO_SETTINGS, DEMO_VERIFICATION, prepareDemoRepository } from '../host/demo.js';
 import type { LoopRunnerOptions } from '../host/runner.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 import { executeRun, runResultJson } from './run.js';
 
 const OPTIONS = {
@@ -27,6 +28,14 @@ a human stop answered with --answer, and a verification that passes.
 
   --prepare-only     create the repository and print the run command, without running
   --child "<cmd>"    the child command (default: this loopchart's scripted-child)
+  --dir <empty dir>  where to create the repository (default: a new temporary folder)
+  --json             print one JSON object with the run's result
+
+short flags: -d --dir, -c --child, -h --help
+
+examples:
+  loopchart demo
+  loopchart demo --dir /tmp/loopchart-demo --prepare-only
 `;
 
 /** Quotes a word for /bin/sh. */
@@ -116,7 +125,7 @@ export const demoCommand: CliCommand = {
     if (values['prepare-only'] === true) {
       if (json)
         io.stdout.write(
-          `${JSON.stringify({ command: 'demo', status: 'finished', exitCode: 0, dir, run: runLine, answer: DEMO_ANSWER })}\n`,
+          `${JSON.stringify({ schema: CLI_RESULT_SCHEMA_ID, command: 'demo', status: 'finished', exitCode: 0, dir, run: runLine, answer: DEMO_ANSWER })}\n`,
         );
       else
         io.stdout.write(

@@ -30,7 +30,22 @@ import { toDot } from '../viz/dot.js';
 import { toMermaid } from '../viz/mermaid.js';
 import { toSvg } from '../viz/svg.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand } from './commands.js';
+import type { CliCommand } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
+import { cliResultSchema } from './json-result-schema.js';
+
+const HELP = `usage: loopchart generate [--check] [--root <dir>] [--json]
+
+Regenerates visualizations/ (diagrams and coverage.json) and schemas/ from the code.
+
+  --check        write nothing; list every stale or missing file and exit 1 when there is one
+  --root <dir>   the project folder (default: the current directory)
+  --json         print one JSON object: the files written, or the stale ones with --check
+
+examples:
+  loopchart generate
+  loopchart generate --check --json
+`;
 
 /** One generated file: its repo-relative path and content. */
 export interface GeneratedFile {
@@ -47,7 +62,26 @@ export function publishedSchemas(): Record<string, z.ZodType> {
     'path-suite': pathSuiteSchema,
     'coverage-report': coverageReportSchema,
     'scripted-child-script': scriptSchema,
+    [CLI_RESULT_SCHEMA_ID]: cliResultSchema,
   };
+}
+
+/** Where a published schema can be fetched once the package is on the registry: its `$id`. */
+export function schemaId(name: string): string {
+  return `https://unpkg.com/loopchart/schemas/${name}.json`;
+}
+
+/**
+ * The JSON Schema of one published zod schema, with `$id` (where the file is published) and a
+ * `title` (the zod schema's own title, else `loopchart <name>`) so a consumer can resolve and
+ * name it.
+ */
+export function publishedJsonSchema(name: string, schema: z.ZodType): Record<string, unknown> {
+  const { $schema, title, ...rest } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return { $schema, $id: schemaId(name), title: title ?? `loopchart ${name}`, ...rest };
 }
 
 function json(value: unknown): string {
@@ -95,7 +129,7 @@ export async function generatedFiles(): Promise<GeneratedFile[]> {
   for (const [name, schema] of Object.entries(publishedSchemas()).sort(([a], [b]) => a.localeCompare(b)))
     files.push({
       path: `schemas/${name}.json`,
-      content: json(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })),
+      content: json(publishedJsonSchema(name, schema)),
     });
   return files;
 }
@@ -120,7 +154,7 @@ export const generateCommand: CliCommand = {
       root: { type: 'string', default: '.' },
     });
     if (values.help) {
-      io.stdout.write('usage: loopchart generate [--check] [--root <dir>] [--json]\n');
+      io.stdout.write(HELP);
       return 0;
     }
     const root = values.root as string;
@@ -128,7 +162,15 @@ export const generateCommand: CliCommand = {
     if (values.check) {
       const stale = await staleFiles(root, files);
       if (values.json)
-        io.stdout.write(json({ command: 'generate', status: stale.length ? 'failed' : 'finished', stale }));
+        io.stdout.write(
+          json({
+            schema: CLI_RESULT_SCHEMA_ID,
+            command: 'generate',
+            status: stale.length ? 'failed' : 'finished',
+            exitCode: stale.length ? 1 : 0,
+            stale,
+          }),
+        );
       else for (const path of stale) io.stdout.write(`stale: ${path}\n`);
       if (stale.length > 0) io.stderr.write('loopchart: generated files are stale; run `npm run generate`\n');
       return stale.length > 0 ? 1 : 0;
@@ -139,7 +181,13 @@ export const generateCommand: CliCommand = {
     }
     if (values.json)
       io.stdout.write(
-        json({ command: 'generate', status: 'finished', exitCode: 0, files: files.map((f) => f.path) }),
+        json({
+          schema: CLI_RESULT_SCHEMA_ID,
+          command: 'generate',
+          status: 'finished',
+          exitCode: 0,
+          files: files.map((f) => f.path),
+        }),
       );
     else io.stdout.write(`wrote ${files.length} files\n`);
     return 0;

@@ -20,8 +20,9 @@ import type { FinalReport } from '../loop-protocol/final-report.js';
 import { renderFinalReport } from '../loop-protocol/render-final-report.js';
 import { parseTranscript } from '../loop-protocol/transcript.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
 import { INTERRUPTED_EXIT_CODE } from './cyber.js';
+import { type CliResultEnvelope, writeJsonResult } from './json-result.js';
 
 const HELP = `usage: loopchart loop --contract <file.md> --observe "<cmd>" --act "<cmd>" --verify "<cmd>" [options]
        loopchart loop --contract <file.md> --design
@@ -49,6 +50,12 @@ loop from its ledger, or prints the report of a finished one.
   --json                 print one JSON object
 Exit codes: 0 success, 4 stopped without success, 5 a rollback failed, 2 invalid or incomplete
 contract or options, 130 interrupted, 1 internal error.
+
+examples:
+  loopchart loop --contract loop.md --design
+  loopchart loop --contract loop.md --observe "./count-failures.sh" --act "./fix-one.sh" \\
+    --verify "npm test" --metric lower --target 0
+  loopchart loop --contract loop.md --audit .git/loopchart/loop/transcript.jsonl --json
 `;
 
 /** Exit code of a loop that stopped without success (as for the other loops). */
@@ -56,8 +63,8 @@ const NOT_SUCCEEDED = 4;
 /** Exit code of a loop whose rollback failed: the scope needs a person (as `cyber`'s recovery-failure). */
 const RECOVERY_FAILED = 5;
 
-function writeJson(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+function writeJson(io: CliIo, value: CliResultEnvelope & Record<string, unknown>): void {
+  writeJsonResult(io, value, true);
 }
 
 function designJson(design: ContractDesign) {

@@ -13,7 +13,8 @@ import type { PathStrategy, PathSuite } from '../graph/path-suite-schema.js';
 import { stateValueLabel } from '../graph/state-value-label.js';
 import { type NamedMachine, registeredMachine, registeredMachines } from '../viz/load-machine.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 
 const STRATEGIES: readonly PathStrategy[] = ['transition-cover', 'shortest'];
 
@@ -25,11 +26,18 @@ the transitions taken. Without a machine, summarizes the suite of every register
 
   --strategy S   transition-cover (default: fewest paths that take every transition) or
                  shortest (one shortest path to every model state; many more paths)
-  --json         print the suite itself (schemas/path-suite.json); without a machine, one
-                 JSON object with every machine's summary
+  --json         print one JSON result (schemas/cli-result.v1.json) whose \`suite\` is the suite
+                 (schemas/path-suite.json); without a machine, every machine's summary
   --out FILE     write the suite as JSON to FILE and print the summary
 
 Exit codes: 0 generated, 2 unknown machine, machine without a model, or bad option.
+
+short flags: -o --out, -h --help
+
+examples:
+  loopchart paths
+  loopchart paths crank --out crank-suite.json
+  loopchart paths rpi --strategy shortest --json | jq .suite
 `;
 
 /** A registered machine that has no path-generation model (code `paths.model.missing`). */
@@ -116,7 +124,7 @@ async function runPaths(args: readonly string[], io: CliIo): Promise<number> {
     }
     if (json)
       io.stdout.write(
-        `${JSON.stringify({ command: 'paths', status: 'finished', exitCode: 0, strategy, machines: summaries }, null, 2)}\n`,
+        `${JSON.stringify({ schema: CLI_RESULT_SCHEMA_ID, command: 'paths', status: 'finished', exitCode: 0, strategy, machines: summaries }, null, 2)}\n`,
       );
     return 0;
   }
@@ -128,10 +136,22 @@ async function runPaths(args: readonly string[], io: CliIo): Promise<number> {
     await mkdir(dirname(out), { recursive: true });
     await writeFile(out, text);
   }
-  if (json && out === undefined) io.stdout.write(text);
-  else if (json)
+  if (json)
     io.stdout.write(
-      `${JSON.stringify({ command: 'paths', status: 'finished', exitCode: 0, machine: name, out, summary: suite.summary }, null, 2)}\n`,
+      `${JSON.stringify(
+        {
+          schema: CLI_RESULT_SCHEMA_ID,
+          command: 'paths',
+          status: 'finished',
+          exitCode: 0,
+          machine: name,
+          strategy,
+          summary: suite.summary,
+          ...(out === undefined ? { suite } : { out }),
+        },
+        null,
+        2,
+      )}\n`,
     );
   else {
     io.stdout.write(`${formatSuiteSummary(name, suite)}\n`);

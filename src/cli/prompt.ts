@@ -16,7 +16,8 @@ import { readFileIfExists } from '../effects/files.js';
 import { diskLedger, loadChildDispatch, specRows } from '../host/child-tools.js';
 import { TOOL_VARIABLE, toolCommand } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand } from './commands.js';
+import type { CliCommand } from './command.js';
+import { jsonResult } from './json-result.js';
 
 const HELP = `usage: loopchart prompt [--role <role>] [--task <file>] [--template <file>] [--tool "<cmd>"]
 
@@ -32,6 +33,11 @@ ${Object.entries(PROMPT_VARIABLES)
   .map(([name, what]) => `                         {{${name}}}  ${what}`)
   .join('\n')}
   --tool "<cmd>"       how the agent calls loopchart (default: $${TOOL_VARIABLE}, else this loopchart)
+  --json               print one JSON object whose \`prompt\` is the text
+
+examples:
+  loopchart prompt --task "$LOOPCHART_TASK"
+  loopchart prompt --role validator --json
 `;
 
 async function readTemplate(path: string | undefined): Promise<string | undefined> {
@@ -96,7 +102,9 @@ export const promptCommand: CliCommand = {
     } else {
       text = renderPrompt({ ...base, rpi: rpiContext(process.env) });
     }
-    io.stdout.write(text);
+    if (values.json === true)
+      io.stdout.write(jsonResult({ command: 'prompt', status: 'finished', exitCode: 0, role, prompt: text }));
+    else io.stdout.write(text);
     return 0;
   },
 };

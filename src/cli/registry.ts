@@ -1,41 +1,108 @@
 /**
- * Every `loopchart` command, registered once. Each command lives in its own module under
- * src/cli/ and exports a {@link CliCommand}; add it to the list below.
+ * Every `loopchart` command, registered once and loaded only when it runs.
+ *
+ * To add a command:
+ *
+ * 1. write `src/cli/<name>.ts` exporting a {@link CliCommand} (import the type from `./command.js`,
+ *    never from `./commands.js`); its `--help` shows usage, options and at least one example;
+ * 2. add one entry below: `{ name, summary, load: async () => (await import('./<name>.js')).<export> }`.
+ *
+ * The name and summary are repeated here so `loopchart help`, did-you-mean and shell completion
+ * work without loading any command module (`loopchart --help` loads no machine, no zod schema and
+ * no viz); test/cli/registry.test.ts checks that each entry matches the module it loads. This file
+ * imports no command statically: a static import would load that command for every invocation.
  */
-import { checkCommand } from './check.js';
-import { childCommand } from './child.js';
-import type { CliCommand } from './commands.js';
-import { crankCommand } from './crank.js';
-import { cyberCommand } from './cyber.js';
-import { demoCommand } from './demo.js';
-import { generateCommand } from './generate.js';
-import { loopCommand } from './loop.js';
-import { pathsCommand } from './paths.js';
-import { promptCommand } from './prompt.js';
-import { reportCommand } from './report.js';
-import { rpiCommand } from './rpi.js';
-import { runCommand } from './run.js';
-import { scriptedChildCommand } from './scripted-child.js';
-import { statusCommand } from './status.js';
-import { viewCommand } from './view.js';
-import { vizCommand } from './viz.js';
+import type { CliCommand } from './command.js';
+
+/** One registered command: what `loopchart help` lists, and how to load the module that runs it. */
+export interface CommandEntry {
+  readonly name: string;
+  /** One line for `loopchart help`; the same text as the loaded command's `summary`. */
+  readonly summary: string;
+  /** Loads the command's module (a dynamic import) and returns the command. */
+  load(): Promise<CliCommand>;
+}
 
 /** The commands in the order `loopchart help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [
-  runCommand,
-  statusCommand,
-  checkCommand,
-  demoCommand,
-  scriptedChildCommand,
-  childCommand,
-  promptCommand,
-  generateCommand,
-  cyberCommand,
-  reportCommand,
-  loopCommand,
-  rpiCommand,
-  crankCommand,
-  vizCommand,
-  pathsCommand,
-  viewCommand,
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'run',
+    summary: 'run the loop on a worktree (fresh or resumed) until it finishes or stops for a human',
+    load: async () => (await import('./run.js')).runCommand,
+  },
+  {
+    name: 'status',
+    summary: 'show the ledger and the step or stop the loop would take next (reads only)',
+    load: async () => (await import('./status.js')).statusCommand,
+  },
+  {
+    name: 'check',
+    summary: 'parse and check a ledger and its spec; findings with line numbers (exit 2 on findings)',
+    load: async () => (await import('./check.js')).checkCommand,
+  },
+  {
+    name: 'demo',
+    summary: 'create a sample repository and run the whole loop on it with the scripted child',
+    load: async () => (await import('./demo.js')).demoCommand,
+  },
+  {
+    name: 'scripted-child',
+    summary: 'a child that replays a JSON script of per-target behaviours (for demos and tests)',
+    load: async () => (await import('./scripted-child.js')).scriptedChildCommand,
+  },
+  {
+    name: 'child',
+    summary: 'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return',
+    load: async () => (await import('./child.js')).childCommand,
+  },
+  {
+    name: 'prompt',
+    summary: 'print the prompt an agent gets for a dispatch (role, task, tools, rules)',
+    load: async () => (await import('./prompt.js')).promptCommand,
+  },
+  {
+    name: 'generate',
+    summary: 'regenerate visualizations/ and schemas/ from the code (--check: report stale files)',
+    load: async () => (await import('./generate.js')).generateCommand,
+  },
+  {
+    name: 'cyber',
+    summary: 'restore one invariant with bounded candidate patches, or roll the scope back and say why',
+    load: async () => (await import('./cyber.js')).cyberCommand,
+  },
+  {
+    name: 'report',
+    summary: "render a run's final report from its transcript (any machine)",
+    load: async () => (await import('./report.js')).reportCommand,
+  },
+  {
+    name: 'loop',
+    summary: 'run a bounded loop under its entry contract, or design / audit the contract only',
+    load: async () => (await import('./loop.js')).loopCommand,
+  },
+  {
+    name: 'rpi',
+    summary: 'Plan, Implement, Validate and repair under the convergence law',
+    load: async () => (await import('./rpi.js')).rpiCommand,
+  },
+  {
+    name: 'crank',
+    summary: "Run RPI once per lane of the caller's wave, then the wave acceptance once",
+    load: async () => (await import('./crank.js')).crankCommand,
+  },
+  {
+    name: 'viz',
+    summary: 'draw machines as SVG, DOT, Mermaid or JSON (registered or from a module), with coverage',
+    load: async () => (await import('./viz.js')).vizCommand,
+  },
+  {
+    name: 'paths',
+    summary: "export a machine's model-based path suite as JSON (what a test generator consumes)",
+    load: async () => (await import('./paths.js')).pathsCommand,
+  },
+  {
+    name: 'view',
+    summary: 'replay a run transcript on its diagram: one self-contained HTML page (--serve: on 127.0.0.1)',
+    load: async () => (await import('./view.js')).viewCommand,
+  },
 ];

@@ -13,7 +13,8 @@ import { finalReport } from '../loop-protocol/final-report.js';
 import { renderFinalReport } from '../loop-protocol/render-final-report.js';
 import { parseTranscript } from '../loop-protocol/transcript.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand } from './commands.js';
+import type { CliCommand } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 
 /** Finding codes that make a transcript line unreadable (the others are kept as warnings). */
 const MALFORMED = new Set(['loop-protocol.transcript.not-json', 'loop-protocol.transcript.record-invalid']);
@@ -31,6 +32,12 @@ Renders the final report of a loop run from its transcript: baseline and final s
 budget used, actions kept, discarded or skipped, the evaluator and final evidence, why the loop
 stopped, unresolved risk, retained state and cleanup. Works for the transcript of any machine.
 Exit codes: 0 rendered (complete or not), 2 unreadable or malformed transcript.
+
+short flags: -h --help
+
+examples:
+  loopchart report .git/loopchart/transcript.jsonl
+  loopchart report .git/loopchart/rpi/<run id>/transcript.jsonl --json
 `;
 
 /** `loopchart report`. */
@@ -64,7 +71,7 @@ export const reportCommand: CliCommand = {
     const report = finalReport(parsed.records);
     if (values.json)
       io.stdout.write(
-        `${JSON.stringify({ command: 'report', status: 'finished', exitCode: 0, transcript: path, report, warnings }, null, 2)}\n`,
+        `${JSON.stringify({ schema: CLI_RESULT_SCHEMA_ID, command: 'report', status: 'finished', exitCode: 0, transcript: path, report, warnings }, null, 2)}\n`,
       );
     else io.stdout.write(renderFinalReport(report));
     return 0;

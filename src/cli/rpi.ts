@@ -12,7 +12,8 @@ import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import { createRpiRunner } from '../host/rpi-runner.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 
 /** Exit code of a run that reached a stop without converging (its report is printed). */
 export const EXIT_NOT_CONVERGED = 4;
@@ -37,6 +38,12 @@ Plan, Implement, a fresh Validate, then repair while the convergence law holds.
   -h, --help             this help
 
 exit codes: 0 converged, 4 stopped without converging, 2 invalid input, 1 internal error
+
+short flags: -r --repo, -t --transcript, -h --help
+
+examples:
+  loopchart rpi --implementer "./impl.sh" --validator "./validate.sh" --intent intent.md
+  loopchart rpi --implementer "./impl.sh" --validator "./validate.sh" --repair-rounds 0 --json
 `;
 
 /**
@@ -108,6 +115,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     if (json) {
       io.stdout.write(
         `${JSON.stringify({
+          schema: CLI_RESULT_SCHEMA_ID,
           command: 'rpi',
           status: input ? 'invalid' : 'failed',
           exitCode,
@@ -128,6 +136,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (json) {
     io.stdout.write(
       `${JSON.stringify({
+        schema: CLI_RESULT_SCHEMA_ID,
         command: 'rpi',
         status: 'finished',
         exitCode,

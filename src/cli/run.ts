@@ -10,7 +10,8 @@ import { crashHookFromEnvironment } from '../host/crash-hook.js';
 import { createRunner, type LoopRunnerOptions, type LoopRunResult } from '../host/runner.js';
 import { AGENT_OPTIONS, agentChoice, presetHelp } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 import { terminalSafeIo } from './terminal-safe-io.js';
 
 /** Environment variable read for `--impl-model` when the option is absent. */
@@ -58,6 +59,14 @@ Exit codes: 0 finished, 3 stopped for a human, 2 invalid input, 1 internal error
 (Ctrl-C or SIGTERM: the child is stopped and its dispatch recovered before the run ends).
 
 ${presetHelp('--child-agent')}
+
+short flags: -w --worktree, -s --spec, -l --ledger, -c --child, -g --gate, -t --transcript,
+-h --help
+
+examples:
+  loopchart run --spec docs/specs/feature.md --child 'claude -p "$(cat "$LOOPCHART_TASK")"'
+  loopchart run -s docs/specs/feature.md -c "./agent.sh" -g "npm run lint"
+  loopchart run -l docs/plans/feature.md -c "./agent.sh" --answer "cut row 3"
 `;
 
 /** Parsed `run` arguments, as runner options. */
@@ -132,6 +141,7 @@ function terminalAsk(io: CliIo): LoopRunnerOptions['ask'] {
 /** The JSON form of a run result (`--json`). */
 export function runResultJson(command: string, result: LoopRunResult): Record<string, unknown> {
   return {
+    schema: CLI_RESULT_SCHEMA_ID,
     command,
     status: result.status,
     exitCode: result.exitCode,

@@ -8,12 +8,16 @@ import { readFileIfExists } from '../effects/files.js';
 import { parseChildScript } from '../host/child-script.js';
 import { runScriptedChild } from '../host/scripted-child.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand } from './commands.js';
+import type { CliCommand } from './command.js';
 
 const HELP = `usage: loopchart scripted-child <script.json>
 
 Replays a script of per-target behaviours as a loop child (see docs/child-contract.md).
 Run it as the child command: loopchart run --child "loopchart scripted-child script.json".
+
+examples:
+  loopchart scripted-child script.json
+  loopchart run --spec docs/specs/feature.md --child "loopchart scripted-child script.json"
 `;
 
 /** `loopchart scripted-child`. */

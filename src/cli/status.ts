@@ -13,7 +13,8 @@ import { DEFAULT_ESCALATE_AFTER } from '../host/settings-actors.js';
 import { stateFilesOf } from '../host/state-files.js';
 import { type LoopStatus, readLoopStatus } from '../host/status.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import type { CliCommand } from './commands.js';
+import type { CliCommand } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 import { IMPL_MODEL_VARIABLE } from './run.js';
 import { terminalSafeIo } from './terminal-safe-io.js';
 
@@ -32,6 +33,12 @@ and what the loop would do next, from disk and branch history only.
 
   --escalate-after <n>   escalateAfter the run would hold (default 2)
   --impl-model <model>   the run's impl model (default: $LOOPCHART_IMPL_MODEL)
+
+short flags: -w --worktree, -s --spec, -l --ledger, -h --help
+
+examples:
+  loopchart status --spec docs/specs/feature.md
+  loopchart status -l docs/plans/feature.md --json
 `;
 
 function human(status: LoopStatus): string {
@@ -88,6 +95,7 @@ export const statusCommand: CliCommand = {
     if (values.json === true)
       io.stdout.write(
         `${JSON.stringify({
+          schema: CLI_RESULT_SCHEMA_ID,
           command: 'status',
           status: 'finished',
           exitCode: 0,

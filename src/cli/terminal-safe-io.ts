@@ -8,7 +8,7 @@
  * written as `\u007f` escapes.
  */
 import { neutralizeText } from '../common/terminal-text.js';
-import type { CliIo } from './commands.js';
+import type { CliIo } from './command.js';
 
 /** `\u007f`..`\u009f` as JSON escapes: the only controls `JSON.stringify` leaves raw. */
 function jsonSafe(chunk: string): string {

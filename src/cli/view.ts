@@ -11,7 +11,8 @@ import { loadMachineModule, type NamedMachine } from '../viz/load-machine.js';
 import { serveViewer } from '../viz/viewer/serve.js';
 import { type TranscriptPage, transcriptViewerPage } from '../viz/viewer/transcript-page.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 
 const HELP = `usage: loopchart view <transcript.jsonl> [--out FILE.html] [--serve [--port N]]
                       [--machine module.js] [--json]
@@ -29,6 +30,12 @@ active state and the transition taken at each record, with the record's evidence
 
 Exit codes: 0 written (and served until stopped), 2 unreadable or malformed transcript, unknown
 machine, bad option or port in use.
+
+short flags: -o --out, -m --machine, -h --help
+
+examples:
+  loopchart view .git/loopchart/transcript.jsonl
+  loopchart view run.jsonl --serve --port 8080
 `;
 
 /** What tests (and embedders) can pass to {@link runView} besides the arguments. */
@@ -147,6 +154,7 @@ export async function runView(
     if (!json) io.stdout.write(`wrote ${out} (${page.view.steps.length} records of ${page.view.machine})\n`);
   }
   const result = {
+    schema: CLI_RESULT_SCHEMA_ID,
     command: 'view',
     status: 'finished',
     exitCode: 0,

@@ -21,7 +21,8 @@ import {
 } from '../viz/diagram-format.js';
 import { resolveMachineArguments } from '../viz/load-machine.js';
 import { parseCommandArgs } from './args.js';
-import type { CliCommand, CliIo } from './commands.js';
+import type { CliCommand, CliIo } from './command.js';
+import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 
 const HELP = `usage: loopchart viz [machine|module.js ...] [--format svg|dot|mermaid|json] [--out DIR]
                      [--coverage coverage.json] [--json]
@@ -38,6 +39,13 @@ double border.
   --json           print one JSON object: the files written, or the diagrams' text without --out
 
 Exit codes: 0 drawn, 2 unknown machine, bad module, bad option or coverage file.
+
+short flags: -f --format, -o --out, -h --help
+
+examples:
+  loopchart viz rpi > rpi.svg
+  loopchart viz --format dot,mermaid --out diagrams/
+  loopchart viz ./my-machine.js --coverage visualizations/coverage.json --out diagrams/
 `;
 
 /**
@@ -128,7 +136,7 @@ async function runViz(args: readonly string[], io: CliIo): Promise<number> {
         : { machine: d.machine, format: d.format, path: d.path },
     );
     io.stdout.write(
-      `${JSON.stringify({ command: 'viz', status: 'finished', exitCode: 0, diagrams }, null, 2)}\n`,
+      `${JSON.stringify({ schema: CLI_RESULT_SCHEMA_ID, command: 'viz', status: 'finished', exitCode: 0, diagrams }, null, 2)}\n`,
     );
   } else if (out === undefined) {
     io.stdout.write((drawn[0] as Drawn).content);

@@ -7,6 +7,7 @@ import { reportCommandFailure } from '../../src/cli/command-failure.js';
 import { runCli } from '../../src/cli/commands.js';
 import { COMMANDS } from '../../src/cli/registry.js';
 import { LoopchartError } from '../../src/common/errors.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 describe('a usage error, for every registered command', () => {
@@ -14,7 +15,8 @@ describe('a usage error, for every registered command', () => {
     it(`${command.name} --json: one JSON object naming the unknown option, exit 2`, async () => {
       const { io, out } = stringSinks();
       expect(await runCli([command.name, '--no-such-option', '--json'], io)).toBe(2);
-      expect(JSON.parse(out.stdout)).toEqual({
+      expect(parseCliResult(out.stdout)).toEqual({
+        schema: 'cli-result.v1',
         command: command.name,
         status: 'invalid',
         exitCode: 2,
@@ -36,7 +38,7 @@ describe('outside a command', () => {
   it('an unknown command is a usage error that names it', async () => {
     const { io, out } = stringSinks();
     expect(await runCli(['frobnicate', '--json'], io)).toBe(2);
-    expect(JSON.parse(out.stdout)).toMatchObject({
+    expect(parseCliResult(out.stdout)).toMatchObject({
       command: 'frobnicate',
       status: 'invalid',
       exitCode: 2,
@@ -48,7 +50,8 @@ describe('outside a command', () => {
   it("a loopchart error that is not the user's input fails with exit 1 and its code", () => {
     const { io, out } = stringSinks();
     expect(reportCommandFailure(io, 'rpi', true, new LoopchartError('git.failed', 'git broke'))).toBe(1);
-    expect(JSON.parse(out.stdout)).toEqual({
+    expect(parseCliResult(out.stdout)).toEqual({
+      schema: 'cli-result.v1',
       command: 'rpi',
       status: 'failed',
       exitCode: 1,
@@ -60,7 +63,7 @@ describe('outside a command', () => {
   it('any other error is an internal error: code internal, its stack on stderr, exit 1', () => {
     const { io, out } = stringSinks();
     expect(reportCommandFailure(io, 'view', true, new TypeError('boom'))).toBe(1);
-    expect(JSON.parse(out.stdout)).toMatchObject({
+    expect(parseCliResult(out.stdout)).toMatchObject({
       command: 'view',
       status: 'failed',
       exitCode: 1,

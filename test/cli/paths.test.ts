@@ -12,6 +12,7 @@ import { models } from '../../src/graph/models/index.js';
 import { type PathSuite, pathSuiteSchema } from '../../src/graph/path-suite-schema.js';
 import { enumerateStates } from '../../src/graph/states.js';
 import { enumerateTransitions } from '../../src/graph/transitions.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 async function paths(...args: string[]) {
@@ -44,7 +45,9 @@ describe('loopchart paths', () => {
     beforeAll(async () => {
       const { code, stdout, stderr } = await paths(name, '--json');
       expect(code, stderr).toBe(0);
-      suite = pathSuiteSchema.parse(JSON.parse(stdout));
+      const result = parseCliResult(stdout) as { command: string; machine: string; suite: unknown };
+      expect(result).toMatchObject({ command: 'paths', status: 'finished', exitCode: 0, machine: name });
+      suite = pathSuiteSchema.parse(result.suite);
       suites.set(name, suite);
     });
 
@@ -103,7 +106,7 @@ describe('loopchart paths', () => {
   it('exports the shortest strategy, with at least as many paths as transition-cover', async () => {
     const { code, stdout } = await paths('crank', '--strategy', 'shortest', '--json');
     expect(code).toBe(0);
-    const shortest = pathSuiteSchema.parse(JSON.parse(stdout));
+    const shortest = pathSuiteSchema.parse((parseCliResult(stdout) as { suite: unknown }).suite);
     expect(shortest.strategy).toBe('shortest');
     expect(shortest.paths.length).toBeGreaterThan((suites.get('crank') as PathSuite).paths.length);
     expect(shortest.summary.transitionsCovered).toBe(shortest.summary.transitionsTotal);
@@ -119,7 +122,7 @@ describe('loopchart paths', () => {
     expect(stdout).toContain(`wrote ${file}`);
 
     const json = await paths('rpi', '--out', file, '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({
+    expect(parseCliResult(json.stdout)).toMatchObject({
       command: 'paths',
       status: 'finished',
       machine: 'rpi',
@@ -131,7 +134,7 @@ describe('loopchart paths', () => {
   it('summarizes every machine when none is named', async () => {
     const { code, stdout } = await paths('--json');
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { machines: Record<string, PathSuite['summary']> };
+    const report = parseCliResult(stdout) as { machines: Record<string, PathSuite['summary']> };
     expect(Object.keys(report.machines)).toEqual(modelled.map(([name]) => name));
     for (const [name, summary] of Object.entries(report.machines))
       expect(summary).toEqual(suites.get(name)?.summary);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/commands.js';
 import { runView } from '../../src/cli/view.js';
 import { writePathTranscript } from '../browser/path-transcript.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 async function view(...args: string[]) {
@@ -104,7 +105,8 @@ describe('loopchart view', () => {
     const out = join(dir, 'pages', 'custom.html');
     const { code, stdout } = await view(transcript, '--out', out, '--json');
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({
+    expect(parseCliResult(stdout)).toEqual({
+      schema: 'cli-result.v1',
       command: 'view',
       status: 'finished',
       exitCode: 0,

@@ -12,6 +12,7 @@ import { transitionCoverage } from '../../src/graph/coverage.js';
 import { coverageReportJson } from '../../src/graph/coverage-report.js';
 import { enumerateStates } from '../../src/graph/states.js';
 import { enumerateTransitions } from '../../src/graph/transitions.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 async function viz(...args: string[]) {
@@ -91,7 +92,7 @@ describe('loopchart viz', () => {
   it('prints the diagrams as JSON with --json and no --out', async () => {
     const { code, stdout } = await viz('crank', 'rpi', '--format', 'mermaid', '--json');
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as {
+    const report = parseCliResult(stdout) as {
       command: string;
       status: string;
       diagrams: { machine: string; format: string; content: string }[];
@@ -176,7 +177,7 @@ describe('loopchart viz', () => {
       );
       const { code, stdout } = await viz(file, '--format', 'json', '--json');
       expect(code).toBe(0);
-      const report = JSON.parse(stdout) as { diagrams: { machine: string; content: string }[] };
+      const report = parseCliResult(stdout) as { diagrams: { machine: string; content: string }[] };
       expect(report.diagrams.map((d) => d.machine)).toEqual(['first', 'second']);
       expect(report.diagrams.map((d) => (JSON.parse(d.content) as { id: string }).id)).toEqual([
         'first',
@@ -234,7 +235,7 @@ describe('loopchart viz', () => {
       expect(plain.stderr).toMatch(/^loopchart: viz: Unknown option '--colour'/);
       const json = await viz('nope', '--json');
       expect(json.code).toBe(2);
-      expect(JSON.parse(json.stdout)).toMatchObject({
+      expect(parseCliResult(json.stdout)).toMatchObject({
         command: 'viz',
         status: 'invalid',
         exitCode: 2,

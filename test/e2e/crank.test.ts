@@ -12,6 +12,7 @@ import { runCli } from '../../src/cli/commands.js';
 import { rpiReportSchema } from '../../src/convergence/schemas.js';
 import { parseTranscript } from '../../src/loop-protocol/transcript.js';
 import { createTempRepo, ISOLATED_GIT_ENV, type TempRepo } from '../effects/temp-repo.js';
+import { parseCliResult } from '../support/cli-result.js';
 
 // The implementer: marks its start, waits (at most 20 s) for the lane named in `waitFor` to start,
 // writes the lane's file (a new version each round), marks its end.
@@ -109,7 +110,7 @@ async function crank(name: string, wave: object, scenario: CrankScenario) {
     { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } },
   );
   const lines = readFileSync(markers, 'utf8').trim().split('\n');
-  return { code, json: JSON.parse(stdout) as Record<string, unknown>, stderr, lines, repo };
+  return { code, json: parseCliResult(stdout) as Record<string, unknown>, stderr, lines, repo };
 }
 
 const lane = (id: string, scope: string) => ({

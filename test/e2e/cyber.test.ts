@@ -26,6 +26,7 @@ import { InputError } from '../../src/common/errors.js';
 import { isProcessAlive } from '../../src/effects/process-identity.js';
 import { parseTranscript } from '../../src/loop-protocol/transcript.js';
 import { bundledCyberCli } from '../support/cli-bundle.js';
+import { parseCliResult } from '../support/cli-result.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -205,7 +206,7 @@ async function runScenario(root: string, args: string[]): Promise<Outcome> {
   const before = treeState(root);
   const run = await cyber(args);
   const after = treeState(root);
-  return { run, json: JSON.parse(run.stdout), before, after };
+  return { run, json: parseCliResult(run.stdout), before, after };
 }
 
 /** The scope equals its pre-run state byte for byte, and nothing outside it changed. */
@@ -355,7 +356,7 @@ describe('loopchart cyber (end to end)', () => {
     );
     const before = treeState(root);
     const run = await cyber(baseArgs(root, file, ['--budget', '3']));
-    const json = JSON.parse(run.stdout);
+    const json = parseCliResult(run.stdout);
     expect(run.code).toBe(5);
     expect(json.record.status).toBe('recovery-failure');
     expect(json.record.success).toBe(false);
@@ -376,7 +377,7 @@ describe('loopchart cyber (end to end)', () => {
     const before = treeState(root);
     const run = await cyber(baseArgs(root, file, ['--budget', '3'], 'linked/store.txt'));
     expect(run.code).toBe(4);
-    expect(JSON.parse(run.stdout).record).toMatchObject({
+    expect(parseCliResult(run.stdout).record).toMatchObject({
       status: 'non-converged',
       stopClass: 'checkpoint-unavailable',
     });
@@ -391,7 +392,7 @@ describe('loopchart cyber (end to end)', () => {
       const before = treeState(root);
       const run = await cyber(baseArgs(root, file, ['--budget', budget]));
       expect(run.code).toBe(2);
-      const record = JSON.parse(run.stdout).record;
+      const record = parseCliResult(run.stdout).record;
       expect(record.status).toBe('invalid-input');
       expect(record.findings.map((f: { code: string }) => f.code).join(' ')).toMatch(/cybernetic\.budget\./);
       expect(treeState(root)).toEqual(before);
@@ -451,13 +452,13 @@ describe('loopchart cyber (end to end)', () => {
     const code = await exited;
     expect(code, stderr).toBe(130);
     expect(stderr).toContain('SIGINT: stopping the running command and restoring the scope');
-    expect(JSON.parse(stdout)).toMatchObject({ command: 'cyber', exitCode: 130, interrupted: 'SIGINT' });
+    expect(parseCliResult(stdout)).toMatchObject({ command: 'cyber', exitCode: 130, interrupted: 'SIGINT' });
     // The patcher's process is gone and the scope is byte for byte what it was; nothing outside changed.
     // Exited: gone, or a zombie that init has not reaped yet (the test runs under any PID 1).
     expect(await exitedEventually(patcherPid)).toBe(true);
     expectUntouched({
       run: { code: code ?? -1, stdout, stderr },
-      json: JSON.parse(stdout),
+      json: parseCliResult(stdout),
       before,
       after: treeState(root),
     });

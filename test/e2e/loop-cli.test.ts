@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseTranscript } from '../../src/loop-protocol/transcript.js';
 import { bundledScriptedChild } from '../support/cli-bundle.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { killProcessesIn } from '../support/demo-run.js';
 import {
   cli,
@@ -57,7 +58,7 @@ describe('status and check', () => {
     expect(status.stdout).toContain('row 1: failed, 1 of 1 - one; still failing');
     expect(status.stdout).toContain('pending: none');
     expect(status.stdout).toContain('gauntlet: question\nStopped on row 1\n');
-    const json = JSON.parse(
+    const json = parseCliResult(
       (await cli('status', ['--worktree', r.dir, '--ledger', r.ledgerPath, '--json'])).stdout,
     );
     expect(json).toMatchObject({ command: 'status', iterations: 2, allowance: 1, pending: null });
@@ -76,7 +77,7 @@ describe('status and check', () => {
     const broken = await cli('check', ['--worktree', r.dir, '--ledger', r.ledgerPath]);
     expect(broken.code).toBe(2);
     expect(broken.stdout).toMatch(/^docs\/plans\/feature\.md: .*allowance/m);
-    const json = JSON.parse(
+    const json = parseCliResult(
       (await cli('check', ['--worktree', r.dir, '--ledger', r.ledgerPath, '--json'])).stdout,
     );
     expect(json.status).toBe('invalid');
@@ -89,7 +90,7 @@ describe('run', () => {
     const r = stoppingRepo();
     const out = await cli('run', await r.runArgs('--allowance', '1', '--impl-model', 'm', '--json'));
     expect(out.code).toBe(3);
-    const result = JSON.parse(out.stdout);
+    const result = parseCliResult(out.stdout);
     expect(result).toMatchObject({ command: 'run', status: 'stopped', exitCode: 3 });
     expect(result.stop.split('\n')[0]).toBe('gauntlet: question');
     expect(result.ledger.iterations).toBe(2);

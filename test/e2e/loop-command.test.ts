@@ -13,6 +13,7 @@ import { runCli } from '../../src/cli/commands.js';
 import type { FinalReport } from '../../src/loop-protocol/final-report.js';
 import { parseTranscript } from '../../src/loop-protocol/transcript.js';
 import { bundledLoopCommandCli } from '../support/cli-bundle.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 const GIT_ENV = {
@@ -74,7 +75,7 @@ async function loop(args: string[]) {
 }
 
 function jsonOf(stdout: string) {
-  return JSON.parse(stdout) as {
+  return parseCliResult(stdout) as {
     exitCode: number;
     stop: FinalReport['stop'];
     report: FinalReport;

@@ -12,6 +12,7 @@ import { runCli } from '../../src/cli/commands.js';
 import { InputError } from '../../src/common/errors.js';
 import { serializeTranscriptRecord } from '../../src/loop-protocol/transcript.js';
 import type { TranscriptRecord } from '../../src/loop-protocol/transcript-record.js';
+import { parseCliResult } from '../support/cli-result.js';
 
 async function cli(args: string[]) {
   let stdout = '';
@@ -125,7 +126,7 @@ describe('loopchart report', () => {
 
     const json = await cli(['report', path, '--json']);
     expect(json.code).toBe(0);
-    const parsed = JSON.parse(json.stdout);
+    const parsed = parseCliResult(json.stdout);
     expect(parsed).toMatchObject({ command: 'report', status: 'finished', exitCode: 0 });
     expect(parsed.report).toMatchObject({
       status: 'complete',
@@ -158,7 +159,7 @@ describe('loopchart report', () => {
 
     const json = await cli(['report', path, '--json']);
     expect(json.code).toBe(2);
-    const parsed = JSON.parse(json.stdout);
+    const parsed = parseCliResult(json.stdout);
     expect(parsed).toMatchObject({ command: 'report', status: 'invalid', exitCode: 2 });
     expect(parsed.error.code).toBe('report.transcript-malformed');
     expect(parsed.error.findings.map((f: { line: number }) => f.line)).toEqual([3, 5]);
@@ -218,7 +219,7 @@ describe('loopchart report', () => {
       /Actions kept \(1\):\n {2}- cycle 1 action: candidate-1 aiming at invariant: write fixed/,
     );
     expect(run.stdout).toContain("Evaluator: /bin/sh -c 'grep -qx fixed lib/value.txt' -> pass");
-    const json = JSON.parse((await cli(['report', transcript, '--json'])).stdout);
+    const json = parseCliResult((await cli(['report', transcript, '--json'])).stdout);
     expect(json.report).toMatchObject({
       status: 'complete',
       succeeded: true,

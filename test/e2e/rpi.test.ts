@@ -14,6 +14,7 @@ import { rpiReportSchema } from '../../src/convergence/schemas.js';
 import { finalReport } from '../../src/loop-protocol/final-report.js';
 import { parseTranscript } from '../../src/loop-protocol/transcript.js';
 import { createTempRepo, ISOLATED_GIT_ENV, type TempRepo } from '../effects/temp-repo.js';
+import { parseCliResult } from '../support/cli-result.js';
 
 // The implementer: at round N it applies `rounds[N]` of the scenario: `fail` exits 1, `nothing`
 // changes nothing, an object writes files. It records what it was handed (round, findings).
@@ -118,7 +119,7 @@ async function rpi(
         .split('\n')
         .map((line) => JSON.parse(line))
     : [];
-  return { code, json: JSON.parse(stdout) as Record<string, unknown>, stderr, repo, handed };
+  return { code, json: parseCliResult(stdout) as Record<string, unknown>, stderr, repo, handed };
 }
 
 function crossFamily(name: string): string[] {
@@ -385,11 +386,11 @@ describe('loopchart rpi', () => {
     let stdout = '';
     const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true } };
     expect(await runCli(['rpi', '--validator', 'true', '--json'], io)).toBe(2);
-    expect(JSON.parse(stdout)).toMatchObject({ status: 'invalid', error: { code: 'cli.usage' } });
+    expect(parseCliResult(stdout)).toMatchObject({ status: 'invalid', error: { code: 'cli.usage' } });
     stdout = '';
     expect(
       await runCli(['rpi', '--implementer', 'true', '--validator', 'true', '--risky', 'maybe', '--json'], io),
     ).toBe(2);
-    expect(JSON.parse(stdout)).toMatchObject({ status: 'invalid' });
+    expect(parseCliResult(stdout)).toMatchObject({ status: 'invalid' });
   });
 });

@@ -17,6 +17,7 @@ import type { Ledger, Target } from '../../src/gauntlet/types.js';
 import { recordsFromLines } from '../../src/host/carried-records.js';
 import { type Behaviour, CONTRACT_VIOLATIONS, type ScriptedViolation } from '../../src/host/child-script.js';
 import { scriptedCommit } from '../../src/host/scripted-return.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { GIT_TEST_ENV, specWith, useGitTestEnvironment } from '../support/loop-repo.js';
 import { stringSinks } from '../support/string-sinks.js';
 
@@ -115,7 +116,10 @@ async function child(
     code = reportCommandFailure(io, 'child', true, error);
   }
   let error: string | null = null;
-  if (code !== 0) error = (JSON.parse(out.stdout) as { error: { code: string } }).error.code;
+  if (args.includes('--json')) {
+    const result = parseCliResult(out.stdout);
+    if (code !== 0) error = result.error.code;
+  } else if (code !== 0) error = (JSON.parse(out.stdout) as { error: { code: string } }).error.code;
   return { code, ...out, error };
 }
 

@@ -6,8 +6,8 @@
 
 import { checkCommand } from '../../src/cli/check.js';
 import { childCommand } from '../../src/cli/child.js';
+import type { CliCommand } from '../../src/cli/command.js';
 import { reportCommandFailure } from '../../src/cli/command-failure.js';
-import type { CliCommand } from '../../src/cli/commands.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { promptCommand } from '../../src/cli/prompt.js';
 import { runCommand } from '../../src/cli/run.js';

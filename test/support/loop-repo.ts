@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { checkCommand } from '../../src/cli/check.js';
+import type { CliCommand } from '../../src/cli/command.js';
 import { reportCommandFailure } from '../../src/cli/command-failure.js';
-import type { CliCommand } from '../../src/cli/commands.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { runCommand } from '../../src/cli/run.js';
 import { statusCommand } from '../../src/cli/status.js';

@@ -76,6 +76,12 @@ export * from './host/crank-runner.js';
 export * from './host/cybernetic-runner.js';
 export { DEMO_SCRIPT, prepareDemoRepository } from './host/demo.js';
 export { type DispatchRecord, dispatchRecordSchema } from './host/dispatch-record.js';
+export {
+  type HistoryRead,
+  type HistoryReadInput,
+  historyCacheRoot,
+  readLoopHistory,
+} from './host/history-facts.js';
 export { createLoopActors, openHostSession } from './host/loop-actors.js';
 export * from './host/loop-protocol-runner.js';
 export { projectLoopRecord } from './host/loop-transcript.js';

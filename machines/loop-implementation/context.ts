@@ -75,8 +75,13 @@ export interface RefreshFacts {
   /** Full SHA of HEAD. */
   readonly head: string;
   readonly ledgerText: string;
-  /** Commits since the ledger base, oldest first. */
-  readonly commits: readonly CommitFact[];
+  /**
+   * The history of the commits since the ledger base against the ledger in `ledgerText`, when the
+   * host replayed it itself (reading only the commit ledgers the replay asks for).
+   */
+  readonly history?: LoopHistory;
+  /** Commits since the ledger base, oldest first, with their ledgers: replayed here when `history` is absent. */
+  readonly commits?: readonly CommitFact[];
 }
 
 /** A ledger (and optionally spec) write plus one commit. */

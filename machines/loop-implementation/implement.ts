@@ -51,10 +51,11 @@ export const implementRegion = loopSetup.createStateConfig({
               history:
                 ledger === null
                   ? emptyLoopHistory()
-                  : historyFromCommits(event.output.commits, {
+                  : (event.output.history ??
+                    historyFromCommits(event.output.commits ?? [], {
                       ledger,
                       ledgerPath: context.input.ledgerPath,
-                    }),
+                    })),
               plan: null,
               model: null,
               child: null,

@@ -1,5 +1,6 @@
 import { execa } from 'execa';
 import { InputError } from '../common/errors.js';
+import { type BatchAnswer, CatFileBatchParser } from './cat-file.js';
 import { CommandFailedError } from './command-error.js';
 import { lastLines } from './output-tail.js';
 
@@ -21,6 +22,25 @@ export interface CommitRecord {
   readonly body: string;
   /** Paths the commit changed (against its first parent), repository-relative, renames as delete + add. */
   readonly paths: readonly string[];
+}
+
+/** One commit as read by {@link GitPort.logRange}: a {@link CommitRecord} plus its parents. */
+export interface LoggedCommit extends CommitRecord {
+  /** Full object names of the parents, first parent first. */
+  readonly parents: readonly string[];
+}
+
+/**
+ * One long-lived `git cat-file --batch` process: blobs are asked for one at a time and each answer
+ * arrives as its own Buffer (a history reads only the few ledgers it needs, newest first).
+ */
+export interface BlobReader {
+  /** The blob at `<rev>:<path>`, or `null` when there is none. */
+  read(rev: string, path: string): Promise<Buffer | null>;
+  /** The full object name of the commit `rev` names (e.g. `HEAD`), or `null` when it names none. */
+  commitName(rev: string): Promise<string | null>;
+  /** Ends the process (idempotent); reads after close reject. */
+  close(): Promise<void>;
 }
 
 /** A blob to read: a revision and a repository-relative path (`<rev>:<path>`). */
@@ -64,8 +84,17 @@ export interface GitPort {
   commitBody(sha: string): Promise<string>;
   /** Every commit in `base..head`, oldest first, with changed paths, read by one git process. */
   logSince(base: string, head?: string): Promise<CommitRecord[]>;
+  /**
+   * Every commit reachable from `head` and from none of `exclude`, oldest first, with parents and
+   * changed paths, read by one git process (`git log --reverse --topo-order ^exclude… head`).
+   */
+  logRange(head: string, exclude: readonly string[]): Promise<LoggedCommit[]>;
   /** Blob contents as UTF-8 text, in request order, read by one `cat-file --batch` process; `null` when absent. */
   readBlobs(requests: readonly BlobRequest[]): Promise<Array<string | null>>;
+  /** Opens one `cat-file --batch` process for reading blobs on demand (close it when done). */
+  openBlobReader(): BlobReader;
+  /** `git rev-parse --git-path <name>` as an absolute path: where git keeps `name` for this worktree. */
+  gitPath(name: string): Promise<string>;
   /**
    * Stages exactly `paths` (additions, edits and deletions) and commits only them with the exact
    * subject and body. Changes staged beforehand for other paths stay staged and are not committed;
@@ -225,6 +254,66 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
     return { exitCode: result.exitCode, text: Buffer.from(result.stdout).toString('utf8'), raw: result };
   }
 
+  /** A `cat-file --batch` process answering requests one at a time, in order. */
+  function openCatFile(): BlobReader {
+    const args = ['cat-file', '--batch'];
+    processCount += 1;
+    const child = execa(gitBinary, [...OUTPUT_PINNING_CONFIG, ...args], {
+      cwd: worktree,
+      env,
+      extendEnv: false,
+      reject: false,
+      timeout,
+      buffer: { stdout: false, stderr: true },
+      encoding: 'buffer',
+      stdin: 'pipe',
+    });
+    const waiting: Array<{ resolve: (answer: BatchAnswer) => void; reject: (error: Error) => void }> = [];
+    let ended: Error | null = null;
+    const parser = new CatFileBatchParser((answer) => waiting.shift()?.resolve(answer));
+    child.stdout?.on('data', (chunk: Buffer) => parser.push(chunk));
+    const done = child.then((result) => {
+      const stderr = Buffer.from((result.stderr as Uint8Array | undefined) ?? new Uint8Array()).toString(
+        'utf8',
+      );
+      ended = failure(args, {
+        exitCode: result.exitCode ?? null,
+        signal: result.signal ?? null,
+        stdout: new Uint8Array(),
+        stderr: stderr.length > 0 ? stderr : 'git cat-file --batch ended',
+        timedOut: result.timedOut,
+        spawnError: result.exitCode === undefined && !result.timedOut ? (result.message ?? null) : null,
+      });
+      for (const request of waiting.splice(0)) request.reject(ended);
+    });
+    let closed = false;
+    const ask = (name: string) => {
+      if (closed || ended !== null) return Promise.reject(ended ?? new Error('blob reader is closed'));
+      return new Promise<BatchAnswer>((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        child.stdin?.write(`${name}\n`);
+      });
+    };
+    return {
+      read(rev, path) {
+        requireRevision(rev, 'blob revision');
+        requireRelativePath(path);
+        return ask(`${rev}:${path}`).then((answer) => (answer?.type === 'blob' ? answer.content : null));
+      },
+      commitName(rev) {
+        requireRevision(rev, 'revision');
+        return ask(rev).then((answer) => (answer?.type === 'commit' ? answer.name : null));
+      },
+      async close() {
+        if (!closed) {
+          closed = true;
+          child.stdin?.end();
+        }
+        await done;
+      },
+    };
+  }
+
   const port: GitPort = {
     worktree,
     get processCount() {
@@ -276,21 +365,21 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
       // One process for everything. Each commit starts with \x01 and its full object name; fields
       // are NUL-separated (a commit message cannot hold NUL), then `-z --name-only` lists the paths,
       // each NUL-terminated.
+      const { text } = await run([...LOG_ARGS, '--format=%x01%H%x00%s%x00%b', `${base}..${head}`, '--']);
+      return parseLog(text, false).map(({ parents: _, ...commit }) => commit);
+    },
+
+    async logRange(head, exclude) {
+      requireRevision(head, 'head');
+      for (const rev of exclude) requireRevision(rev, 'excluded revision');
       const { text } = await run([
-        'log',
-        '--reverse',
-        '--topo-order',
-        '--no-show-signature',
-        '--no-renames',
-        '--no-relative',
-        '--diff-merges=first-parent',
-        '-z',
-        '--name-only',
-        '--format=%x01%H%x00%s%x00%b',
-        `${base}..${head}`,
+        ...LOG_ARGS,
+        '--format=%x01%H%x00%P%x00%s%x00%b',
+        ...exclude.map((rev) => `^${rev}`),
+        head,
         '--',
       ]);
-      return parseLog(text);
+      return parseLog(text, true);
     },
 
     async readBlobs(requests) {
@@ -299,9 +388,24 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
         requireRevision(rev, 'blob revision');
         requireRelativePath(path);
       }
-      const input = requests.map(({ rev, path }) => `${rev}:${path}\n`).join('');
-      const { raw: result } = await run(['cat-file', '--batch'], input);
-      return parseBatch(Buffer.from(result.stdout), requests.length);
+      const reader = port.openBlobReader();
+      try {
+        // Every request is written at once; answers come back in order, one Buffer each.
+        const blobs = await Promise.all(requests.map(({ rev, path }) => reader.read(rev, path)));
+        return blobs.map((blob) => blob?.toString('utf8') ?? null);
+      } finally {
+        await reader.close();
+      }
+    },
+
+    openBlobReader() {
+      return openCatFile();
+    },
+
+    async gitPath(name) {
+      requireRelativePath(name);
+      const { text } = await run(['rev-parse', '--path-format=absolute', '--git-path', name]);
+      return withoutFinalNewline(text);
     },
 
     async commitFiles({ paths, subject, body, allowEmpty = false }) {
@@ -398,22 +502,42 @@ function withoutFinalNewline(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
-/** Parses the output of `logSince`'s `git log` (see the format there). */
-function parseLog(text: string): CommitRecord[] {
-  const commits: Array<{ sha: string; subject: string; body: string; paths: string[] }> = [];
+// One process for everything. Each commit starts with \x01 and its full object name; fields are
+// NUL-separated (a commit message cannot hold NUL), then `-z --name-only` lists the paths, each
+// NUL-terminated.
+const LOG_ARGS = [
+  'log',
+  '--reverse',
+  '--topo-order',
+  '--no-show-signature',
+  '--no-renames',
+  '--no-relative',
+  '--diff-merges=first-parent',
+  '-z',
+  '--name-only',
+];
+
+/** Parses the output of the `git log` of `logSince` / `logRange` (see LOG_ARGS and their formats). */
+function parseLog(text: string, withParents: boolean): LoggedCommit[] {
+  const commits: Array<{ sha: string; parents: string[]; subject: string; body: string; paths: string[] }> =
+    [];
   const tokens = text.split('\0');
+  const fields = withParents ? 4 : 3;
   let index = 0;
   while (index < tokens.length) {
     const token = tokens[index] as string;
     const sha = token.startsWith('\x01') ? token.slice(1) : '';
-    if (OBJECT_NAME.test(sha) && index + 2 < tokens.length) {
+    if (OBJECT_NAME.test(sha) && index + fields - 1 < tokens.length) {
+      const rest = tokens.slice(index + 1, index + fields) as string[];
+      const [parents, subject, body] = withParents ? rest : ['', ...rest];
       commits.push({
         sha,
-        subject: tokens[index + 1] as string,
-        body: withoutFinalNewline(tokens[index + 2] as string),
+        parents: (parents as string).split(' ').filter((p) => p.length > 0),
+        subject: subject as string,
+        body: withoutFinalNewline(body as string),
         paths: [],
       });
-      index += 3;
+      index += fields;
       continue;
     }
     const current = commits[commits.length - 1];
@@ -425,26 +549,4 @@ function parseLog(text: string): CommitRecord[] {
     index += 1;
   }
   return commits;
-}
-
-/** Parses `git cat-file --batch` output for `count` requests, in order. */
-function parseBatch(output: Buffer, count: number): Array<string | null> {
-  const blobs: Array<string | null> = [];
-  let offset = 0;
-  for (let i = 0; i < count; i += 1) {
-    const end = output.indexOf(0x0a, offset);
-    if (end < 0) throw new Error(`git cat-file --batch ended after ${i} of ${count} answers`);
-    const header = output.subarray(offset, end).toString('utf8');
-    offset = end + 1;
-    const match = /^[0-9a-f]{40,64} ([a-z]+) (\d+)$/.exec(header);
-    if (match === null) {
-      blobs.push(null); // `<name> missing` or `<name> ambiguous`
-      continue;
-    }
-    const size = Number(match[2]);
-    const content = output.subarray(offset, offset + size);
-    offset += size + 1; // the content is followed by a newline
-    blobs.push(match[1] === 'blob' ? content.toString('utf8') : null);
-  }
-  return blobs;
 }

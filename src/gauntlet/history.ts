@@ -217,8 +217,8 @@ const INTERRUPTED = /^interrupted - /;
  * interrupted - …` or `iteration <i>: <miss>`, §3.12, §3.14); the body's reason line
  * (`miss: …` / `interrupted: …`) is the fallback when that commit's ledger is unreadable.
  */
-function rowRepairKind(fact: CommitFact, row: number): RepairKind {
-  const cells = fact.ledger?.rows.find((candidate) => candidate.row === row);
+function rowRepairKind(ledger: Ledger | null, body: string, row: number): RepairKind {
+  const cells = ledger?.rows.find((candidate) => candidate.row === row);
   const head = cells === undefined ? undefined : splitEvidence(cells.evidence)[0];
   if (head !== undefined) {
     const m = ITERATION_EVIDENCE.exec(unescapeEvidence(head));
@@ -228,22 +228,22 @@ function rowRepairKind(fact: CommitFact, row: number): RepairKind {
       if (rest !== '') return { kind: 'miss', miss: rest };
     }
   }
-  const reason = parseRepairBody(fact.body).reason;
+  const reason = parseRepairBody(body).reason;
   if (reason?.kind === 'interrupted') return { kind: 'interrupted' };
   if (reason?.kind === 'miss') return { kind: 'miss', miss: reason.text };
   return { kind: 'unknown' };
 }
 
 /** The `seed miss: …` / `seed interrupted: …` line of a `loop: repair seed` body. */
-function seedRepairReason(fact: CommitFact): string | null {
-  const reason = parseRepairBody(fact.body).reason;
+function seedRepairReason(body: string): string | null {
+  const reason = parseRepairBody(body).reason;
   if (reason?.kind === 'seed-miss') return `seed miss: ${reason.text}`;
   if (reason?.kind === 'seed-interrupted') return `seed interrupted: ${reason.text}`;
   return null;
 }
 
-function seedRepairKind(fact: CommitFact): RepairKind {
-  const reason = seedRepairReason(fact);
+function seedRepairKind(body: string): RepairKind {
+  const reason = seedRepairReason(body);
   if (reason === null) return { kind: 'unknown' };
   return reason.startsWith('seed miss: ') ? { kind: 'miss', miss: reason } : { kind: 'interrupted' };
 }
@@ -254,8 +254,13 @@ function normalizePath(path: string): string {
 
 /** Decision lines present in `after` but not in `before`, counting repeated lines as a multiset. */
 function newDecisionLines(before: Ledger | null, after: Ledger): string[] {
+  const old = before?.decisions ?? [];
+  // The protocol appends decisions: when `before` is a prefix of `after`, the tail is what was added.
+  let prefix = old.length <= after.decisions.length;
+  for (let i = 0; prefix && i < old.length; i++) prefix = old[i] === after.decisions[i];
+  if (prefix) return after.decisions.slice(old.length);
   const remaining = new Map<string, number>();
-  for (const line of before?.decisions ?? []) remaining.set(line, (remaining.get(line) ?? 0) + 1);
+  for (const line of old) remaining.set(line, (remaining.get(line) ?? 0) + 1);
   const added: string[] = [];
   for (const line of after.decisions) {
     const left = remaining.get(line) ?? 0;
@@ -274,21 +279,45 @@ function anyRowStatusChanged(before: Ledger, after: Ledger): boolean {
 // ---------------------------------------------------------------------------------------------
 // The replay
 
-interface Step {
-  readonly index: number;
-  readonly fact: CommitFact;
-  readonly subject: CommitSubject;
-  /** The ledger of the nearest earlier commit that has one. */
-  readonly before: Ledger | null;
-  /** For repair commits: what the repair says about its dispatch. */
-  readonly repair: RepairKind | null;
+/**
+ * One commit as the history reads it from `git log`: subject, body and changed paths. The ledger
+ * the commit left is asked for separately (see {@link replayHistory}), and only for the few commits
+ * whose ledger decides something.
+ */
+export interface HistoryCommit {
+  readonly sha: string;
+  readonly subject: string;
+  /** Commit body; only the bodies of `loop: repair …` commits are read. */
+  readonly body: string;
+  /** Repo-relative paths the commit changed. */
+  readonly paths: readonly string[];
 }
 
-function refOf(fact: CommitFact): CommitRef {
-  return { sha: fact.sha, subject: fact.subject };
+/**
+ * The replay's request for the ledger of one commit: the index (into the commit list) of the commit
+ * whose ledger is needed. The answer is the ledger as that commit left it (the one it committed, or
+ * the one it inherited when it did not touch the ledger), or `null` when there is none or it does
+ * not parse.
+ */
+export type LedgerRequest = number;
+
+function refOf(commit: HistoryCommit): CommitRef {
+  return { sha: commit.sha, subject: commit.subject };
 }
 
-function checkInput(commits: readonly CommitFact[], options: HistoryOptions): void {
+function checkOptions(options: HistoryOptions): void {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    typeof options.ledger !== 'object' ||
+    options.ledger === null
+  )
+    throw new InputError('history.input', 'options.ledger must be the ledger as it is on disk now');
+  if (typeof options.ledgerPath !== 'string' || options.ledgerPath.trim() === '')
+    throw new InputError('history.input', 'options.ledgerPath must be the repo-relative ledger path');
+}
+
+function checkCommits(commits: readonly HistoryCommit[], withLedger: boolean): void {
   if (!Array.isArray(commits))
     throw new InputError('history.input', 'commits must be an array of commit facts, oldest first');
   commits.forEach((fact, index) => {
@@ -302,172 +331,11 @@ function checkInput(commits: readonly CommitFact[], options: HistoryOptions): vo
     if (!ok)
       throw new InputError(
         'history.input',
-        `commit ${index + 1} is not a commit fact (sha, subject, body, paths, ledger)`,
+        withLedger
+          ? `commit ${index + 1} is not a commit fact (sha, subject, body, paths, ledger)`
+          : `commit ${index + 1} is not a commit (sha, subject, body, paths)`,
       );
   });
-  if (
-    typeof options !== 'object' ||
-    options === null ||
-    typeof options.ledger !== 'object' ||
-    options.ledger === null
-  )
-    throw new InputError('history.input', 'options.ledger must be the ledger as it is on disk now');
-  if (typeof options.ledgerPath !== 'string' || options.ledgerPath.trim() === '')
-    throw new InputError('history.input', 'options.ledgerPath must be the repo-relative ledger path');
-}
-
-function stepsOf(commits: readonly CommitFact[]): Step[] {
-  const steps: Step[] = [];
-  let latestLedger: Ledger | null = null;
-  commits.forEach((fact, index) => {
-    const subject = parseSubject(fact.subject);
-    let repair: RepairKind | null = null;
-    if (subject.kind === 'repair-row') repair = rowRepairKind(fact, subject.row);
-    else if (subject.kind === 'repair-seed') repair = seedRepairKind(fact);
-    steps.push({ index, fact, subject, before: latestLedger, repair });
-    if (fact.ledger !== null) latestLedger = fact.ledger;
-  });
-  return steps;
-}
-
-/**
- * True when a child commit was rejected: the next loop commit after it is a validation-miss
- * repair (row or seed) of the dispatch that produced it. A rejected child commit stays on the
- * branch (only its ledger is restored); an interrupted return's commits are reset away, so an
- * interrupted repair never rejects an earlier commit. A repair whose body names a dispatch tuple
- * made on top of this commit belongs to a later dispatch, so it does not reject it either.
- */
-function isRejected(steps: readonly Step[], index: number): boolean {
-  const child = steps[index] as Step;
-  for (const step of steps.slice(index + 1)) {
-    if (step.subject.kind === 'other') continue;
-    if (step.repair?.kind !== 'miss') return false;
-    return parseRepairBody(step.fact.body).pending?.head !== child.fact.sha;
-  }
-  return false;
-}
-
-function isChild(step: Step): boolean {
-  return step.subject.kind === 'row' || step.subject.kind === 'seed-evidence';
-}
-
-/** The index of the step that opens `row`'s windows, or -1 for the ledger base. */
-function windowStartIndex(steps: readonly Step[], row: number): number {
-  let start = -1;
-  for (const step of steps) {
-    const s = step.subject;
-    if (s.kind === 'amend' || s.kind === 'cut-row' || (s.kind === 'retry-row' && s.row === row))
-      start = step.index;
-  }
-  return start;
-}
-
-function isEmptyChildCommit(step: Step, ledgerPath: string): boolean {
-  const own = normalizePath(ledgerPath);
-  if (step.fact.paths.some((path) => normalizePath(path) !== own)) return false;
-  // Without both ledgers the status change cannot be proven absent: count it as progress.
-  if (step.fact.ledger === null || step.before === null) return false;
-  return !anyRowStatusChanged(step.before, step.fact.ledger);
-}
-
-function rowHistory(
-  steps: readonly Step[],
-  rejected: readonly boolean[],
-  row: number,
-  ledgerPath: string,
-): RowHistory {
-  const start = windowStartIndex(steps, row);
-  const inWindow = steps.slice(start + 1);
-
-  let emptyChildStreak = 0;
-  for (const step of inWindow) {
-    if (step.subject.kind !== 'row' || step.subject.row !== row) continue;
-    emptyChildStreak = isEmptyChildCommit(step, ledgerPath) ? emptyChildStreak + 1 : 0;
-  }
-
-  let validationMissStreak = 0;
-  let lastConcreteMiss: string | null = null;
-  for (const step of inWindow) {
-    const s = step.subject;
-    if (s.kind === 'repair-row' && s.row === row && step.repair?.kind === 'miss') {
-      validationMissStreak++;
-      lastConcreteMiss = step.repair.miss;
-    } else if (s.kind === 'row' && s.row === row && !rejected[step.index]) {
-      validationMissStreak = 0;
-    } else if (s.kind === 'seed-evidence' && !rejected[step.index]) {
-      validationMissStreak = 0;
-    }
-  }
-
-  const startStep = start >= 0 ? steps[start] : undefined;
-  return {
-    row,
-    windowStart: startStep === undefined ? null : refOf(startStep.fact),
-    emptyChildStreak,
-    validationMissStreak,
-    lastConcreteMiss,
-  };
-}
-
-function seedSurvivalOf(
-  steps: readonly Step[],
-  rejected: readonly boolean[],
-  ledger: Ledger,
-): SeedSurvival | null {
-  const now = new Set(ledger.decisions);
-  let survival: SeedSurvival | null = null;
-  for (const step of steps) {
-    if (step.subject.kind !== 'seed-evidence' || rejected[step.index] || step.fact.ledger === null) continue;
-    const decision = newDecisionLines(step.before, step.fact.ledger).find(
-      (line) => parseDecision(line).kind === 'seed' && now.has(line),
-    );
-    if (decision !== undefined) survival = { sha: step.fact.sha, decision };
-  }
-  return survival;
-}
-
-function verificationRepairsOf(steps: readonly Step[], ledger: Ledger): number {
-  const seen = new Set<string>();
-  let count = 0;
-  let pendingNamed = false;
-  for (const step of steps) {
-    if (step.subject.kind !== 'repair-verification') continue;
-    const { pending: tuple, iteration } = parseRepairBody(step.fact.body);
-    if (tuple !== null && tuple.target === 'verify') {
-      const key = `${tuple.repo} ${tuple.head} ${iteration ?? ''}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if (samePending(tuple, ledger.pending)) pendingNamed = true;
-    }
-    count++;
-  }
-  if (ledger.pending?.target === 'verify' && !pendingNamed) count++;
-  return count;
-}
-
-/** The target's decision line added by an admitted child commit. */
-function targetDecisionOf(step: Step): string | null {
-  if (step.fact.ledger === null) return null;
-  const added = newDecisionLines(step.before, step.fact.ledger);
-  if (step.subject.kind === 'seed-evidence')
-    return added.find((line) => parseDecision(line).kind === 'seed') ?? null;
-  if (step.subject.kind !== 'row') return null;
-  const row = step.subject.row;
-  return (
-    added.find((line) => {
-      const decision = parseDecision(line);
-      return decision.kind === 'outcome' && decision.row === row;
-    }) ?? null
-  );
-}
-
-function previousDecisionOf(steps: readonly Step[], rejected: readonly boolean[]): string | null {
-  let previous: string | null = null;
-  for (const step of steps) {
-    if (isChild(step) && !rejected[step.index]) previous = targetDecisionOf(step);
-    else if (step.subject.kind === 'repair-row' && step.repair?.kind === 'miss') previous = null;
-  }
-  return previous;
 }
 
 function isAnswer(subject: CommitSubject): boolean {
@@ -475,52 +343,325 @@ function isAnswer(subject: CommitSubject): boolean {
   return kind === 'retry-row' || kind === 'raise-allowance' || kind === 'cut-row' || kind === 'amend';
 }
 
-function latestAdmissionOf(steps: readonly Step[], rejected: readonly boolean[]): AdmittedReturn | null {
-  let latest: Step | null = null;
-  for (const step of steps) if (step.subject.kind === 'row' && !rejected[step.index]) latest = step;
-  if (latest === null || latest.subject.kind !== 'row') return null;
-  const row = latest.subject.row;
-  const cells = latest.fact.ledger?.rows.find((candidate) => candidate.row === row);
-  const admittedStatus =
-    cells?.status === 'done' || cells?.status === 'failed' ? cells.status : latest.subject.status;
-  const answer = steps.slice(latest.index + 1).find((step) => isAnswer(step.subject));
+type Lazy<T> = Generator<LedgerRequest, T, Ledger | null>;
+
+/**
+ * The replay over one commit list. Everything that subjects and bodies decide is read in one pass;
+ * everything that needs a commit's ledger is computed lazily, newest first, and stops as soon as
+ * the answer is known, so a long branch costs one pass over its subjects plus the few ledgers the
+ * latest windows need (independent of how many ledger versions the branch holds).
+ */
+class Replay {
+  readonly subjects: CommitSubject[];
+  /** Index of the next commit with a loop subject, or -1. */
+  private readonly nextLoop: Int32Array;
+  private readonly ledgers = new Map<number, Ledger | null>();
+  /** Index of the latest commit at or before `i` whose ledger is not null, or -1; filled lazily. */
+  private readonly lastParsed = new Map<number, number>();
+  private readonly repairKinds = new Map<number, RepairKind>();
+  private readonly rejected = new Map<number, boolean>();
+
+  constructor(
+    readonly commits: readonly HistoryCommit[],
+    readonly ledgerPath: string,
+  ) {
+    this.subjects = commits.map((commit) => parseSubject(commit.subject));
+    this.nextLoop = new Int32Array(commits.length);
+    let next = -1;
+    for (let i = commits.length - 1; i >= 0; i--) {
+      this.nextLoop[i] = next;
+      if ((this.subjects[i] as CommitSubject).kind !== 'other') next = i;
+    }
+  }
+
+  private commit(index: number): HistoryCommit {
+    return this.commits[index] as HistoryCommit;
+  }
+
+  *ledgerAt(index: number): Lazy<Ledger | null> {
+    if (this.ledgers.has(index)) return this.ledgers.get(index) ?? null;
+    const ledger = yield index;
+    this.ledgers.set(index, ledger);
+    return ledger;
+  }
+
+  /** The ledger of the nearest earlier commit that has one (`before`), or `null`. */
+  *before(index: number): Lazy<Ledger | null> {
+    const walked: number[] = [];
+    let found = -1;
+    for (let i = index - 1; i >= 0; i--) {
+      const known = this.lastParsed.get(i);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      walked.push(i);
+      if ((yield* this.ledgerAt(i)) !== null) {
+        found = i;
+        break;
+      }
+    }
+    for (const i of walked) if (i >= found) this.lastParsed.set(i, found);
+    return found < 0 ? null : yield* this.ledgerAt(found);
+  }
+
+  *repairKind(index: number): Lazy<RepairKind | null> {
+    const subject = this.subjects[index] as CommitSubject;
+    if (subject.kind !== 'repair-row' && subject.kind !== 'repair-seed') return null;
+    const known = this.repairKinds.get(index);
+    if (known !== undefined) return known;
+    const body = this.commit(index).body;
+    const kind =
+      subject.kind === 'repair-row'
+        ? rowRepairKind(yield* this.ledgerAt(index), body, subject.row)
+        : seedRepairKind(body);
+    this.repairKinds.set(index, kind);
+    return kind;
+  }
+
+  /**
+   * True when a child commit was rejected: the next loop commit after it is a validation-miss
+   * repair (row or seed) of the dispatch that produced it. A rejected child commit stays on the
+   * branch (only its ledger is restored); an interrupted return's commits are reset away, so an
+   * interrupted repair never rejects an earlier commit. A repair whose body names a dispatch tuple
+   * made on top of this commit belongs to a later dispatch, so it does not reject it either.
+   */
+  *isRejected(index: number): Lazy<boolean> {
+    const known = this.rejected.get(index);
+    if (known !== undefined) return known;
+    const next = this.nextLoop[index] as number;
+    let result = false;
+    if (next >= 0) {
+      const repair = yield* this.repairKind(next);
+      result =
+        repair?.kind === 'miss' &&
+        parseRepairBody(this.commit(next).body).pending?.head !== this.commit(index).sha;
+    }
+    this.rejected.set(index, result);
+    return result;
+  }
+
+  isChild(index: number): boolean {
+    const kind = (this.subjects[index] as CommitSubject).kind;
+    return kind === 'row' || kind === 'seed-evidence';
+  }
+
+  *isEmptyChildCommit(index: number): Lazy<boolean> {
+    const own = normalizePath(this.ledgerPath);
+    if (this.commit(index).paths.some((path) => normalizePath(path) !== own)) return false;
+    const after = yield* this.ledgerAt(index);
+    const before = yield* this.before(index);
+    // Without both ledgers the status change cannot be proven absent: count it as progress.
+    if (after === null || before === null) return false;
+    return !anyRowStatusChanged(before, after);
+  }
+
+  /** The decision lines a commit added to the ledger it inherited. */
+  *addedDecisions(index: number): Lazy<string[] | null> {
+    const after = yield* this.ledgerAt(index);
+    if (after === null) return null;
+    return newDecisionLines(yield* this.before(index), after);
+  }
+
+  /** The target's decision line added by an admitted child commit. */
+  *targetDecision(index: number): Lazy<string | null> {
+    const subject = this.subjects[index] as CommitSubject;
+    const added = yield* this.addedDecisions(index);
+    if (added === null) return null;
+    if (subject.kind === 'seed-evidence')
+      return added.find((line) => parseDecision(line).kind === 'seed') ?? null;
+    if (subject.kind !== 'row') return null;
+    const row = subject.row;
+    return (
+      added.find((line) => {
+        const decision = parseDecision(line);
+        return decision.kind === 'outcome' && decision.row === row;
+      }) ?? null
+    );
+  }
+}
+
+/** The index of the commit that opens each row's windows (-1 for the ledger base), by row. */
+interface Windows {
+  /** The latest `loop: amend` or `loop: cut row <m>`: it opens every row's windows. */
+  readonly common: number;
+  /** The latest `loop: retry row <n>` per row. */
+  readonly retries: ReadonlyMap<number, number>;
+}
+
+function windowStart(windows: Windows, row: number): number {
+  return Math.max(windows.common, windows.retries.get(row) ?? -1);
+}
+
+function* rowHistory(replay: Replay, windows: Windows, row: number): Lazy<RowHistory> {
+  const start = windowStart(windows, row);
+  const { subjects, commits } = replay;
+
+  // Counted back from the latest: the run of empty child commits for this row that ends the window.
+  let emptyChildStreak = 0;
+  for (let i = commits.length - 1; i > start; i--) {
+    const s = subjects[i] as CommitSubject;
+    if (s.kind !== 'row' || s.row !== row) continue;
+    if (!(yield* replay.isEmptyChildCommit(i))) break;
+    emptyChildStreak++;
+  }
+
+  // Misses since the latest admitted return of this row (or admitted seed), and the latest miss.
+  let validationMissStreak = 0;
+  let streakDone = false;
+  let lastConcreteMiss: string | null = null;
+  for (let i = commits.length - 1; i > start && !(streakDone && lastConcreteMiss !== null); i--) {
+    const s = subjects[i] as CommitSubject;
+    if (s.kind === 'repair-row' && s.row === row) {
+      const repair = yield* replay.repairKind(i);
+      if (repair?.kind !== 'miss') continue;
+      if (!streakDone) validationMissStreak++;
+      if (lastConcreteMiss === null) lastConcreteMiss = repair.miss;
+    } else if (!streakDone && ((s.kind === 'row' && s.row === row) || s.kind === 'seed-evidence')) {
+      if (!(yield* replay.isRejected(i))) streakDone = true;
+    }
+  }
+
+  const startCommit = start >= 0 ? commits[start] : undefined;
   return {
     row,
-    sha: latest.fact.sha,
-    status: admittedStatus,
-    evidence: cells?.evidence ?? null,
-    decision: targetDecisionOf(latest),
-    answeredBy: answer === undefined ? null : refOf(answer.fact),
+    windowStart: startCommit === undefined ? null : refOf(startCommit),
+    emptyChildStreak,
+    validationMissStreak,
+    lastConcreteMiss,
   };
 }
 
-function pendingRetriesOf(steps: readonly Step[], ledger: Ledger): PendingRetry[] {
-  const latestRetry = new Map<number, Step>();
-  for (const step of steps) if (step.subject.kind === 'retry-row') latestRetry.set(step.subject.row, step);
-  const pending: PendingRetry[] = [];
-  for (const [row, retry] of latestRetry) {
-    const dispatchedSince =
-      ledger.pending?.target === row ||
-      steps
-        .slice(retry.index + 1)
-        .some(
-          (step) =>
-            (step.subject.kind === 'row' || step.subject.kind === 'repair-row') && step.subject.row === row,
-        );
-    if (dispatchedSince) continue;
+function* seedSurvivalOf(replay: Replay, ledger: Ledger): Lazy<SeedSurvival | null> {
+  const now = new Set(ledger.decisions);
+  for (let i = replay.commits.length - 1; i >= 0; i--) {
+    if ((replay.subjects[i] as CommitSubject).kind !== 'seed-evidence') continue;
+    if (yield* replay.isRejected(i)) continue;
+    const added = yield* replay.addedDecisions(i);
+    const decision = added?.find((line) => parseDecision(line).kind === 'seed' && now.has(line));
+    if (decision !== undefined) return { sha: (replay.commits[i] as HistoryCommit).sha, decision };
+  }
+  return null;
+}
+
+function* previousDecisionOf(replay: Replay): Lazy<string | null> {
+  for (let i = replay.commits.length - 1; i >= 0; i--) {
+    const kind = (replay.subjects[i] as CommitSubject).kind;
+    if (replay.isChild(i)) {
+      if (!(yield* replay.isRejected(i))) return yield* replay.targetDecision(i);
+    } else if (kind === 'repair-row') {
+      if ((yield* replay.repairKind(i))?.kind === 'miss') return null;
+    }
+  }
+  return null;
+}
+
+function* latestAdmissionOf(replay: Replay): Lazy<AdmittedReturn | null> {
+  const { subjects, commits } = replay;
+  for (let i = commits.length - 1; i >= 0; i--) {
+    const subject = subjects[i] as CommitSubject;
+    if (subject.kind !== 'row' || (yield* replay.isRejected(i))) continue;
+    const row = subject.row;
+    const cells = (yield* replay.ledgerAt(i))?.rows.find((candidate) => candidate.row === row);
+    const admittedStatus =
+      cells?.status === 'done' || cells?.status === 'failed' ? cells.status : subject.status;
+    let answeredBy: CommitRef | null = null;
+    for (let j = i + 1; j < commits.length && answeredBy === null; j++)
+      if (isAnswer(subjects[j] as CommitSubject)) answeredBy = refOf(commits[j] as HistoryCommit);
+    return {
+      row,
+      sha: (commits[i] as HistoryCommit).sha,
+      status: admittedStatus,
+      evidence: cells?.evidence ?? null,
+      decision: yield* replay.targetDecision(i),
+      answeredBy,
+    };
+  }
+  return null;
+}
+
+/** What subjects and bodies alone decide: one pass, oldest first, no ledger read. */
+interface SubjectFacts {
+  readonly seedRepairCount: number;
+  readonly lastSeedRepair: number;
+  readonly verificationRepairs: number;
+  readonly windows: Windows;
+  readonly pendingRetries: PendingRetry[];
+  readonly repairRecords: ActionRecord[];
+}
+
+function subjectFacts(replay: Replay, ledger: Ledger): SubjectFacts {
+  const { subjects, commits } = replay;
+  let seedRepairCount = 0;
+  let lastSeedRepair = -1;
+  let common = -1;
+  const retries = new Map<number, number>();
+  /** Rows dispatched (child or repair commit) after their latest retry. */
+  const dispatchedSince = new Set<number>();
+  const seen = new Set<string>();
+  let verificationRepairs = 0;
+  let pendingNamed = false;
+  const repairRecords: ActionRecord[] = [];
+  subjects.forEach((s, i) => {
+    const commit = commits[i] as HistoryCommit;
+    switch (s.kind) {
+      case 'repair-seed':
+        seedRepairCount++;
+        lastSeedRepair = i;
+        break;
+      case 'amend':
+      case 'cut-row':
+        common = i;
+        break;
+      case 'retry-row':
+        retries.set(s.row, i);
+        dispatchedSince.delete(s.row);
+        break;
+      case 'row':
+      case 'repair-row':
+        dispatchedSince.add(s.row);
+        break;
+      case 'repair-verification': {
+        const { pending: tuple, iteration } = parseRepairBody(commit.body);
+        if (tuple !== null && tuple.target === 'verify') {
+          const key = `${tuple.repo} ${tuple.head} ${iteration ?? ''}`;
+          if (seen.has(key)) return;
+          seen.add(key);
+          if (samePending(tuple, ledger.pending)) pendingNamed = true;
+        }
+        verificationRepairs++;
+        break;
+      }
+    }
+    if (s.kind === 'repair-row' || s.kind === 'repair-seed' || s.kind === 'repair-verification')
+      repairRecords.push(...extractActionRecords(commit.body));
+  });
+  if (ledger.pending?.target === 'verify' && !pendingNamed) verificationRepairs++;
+
+  const pendingRetries: PendingRetry[] = [];
+  for (const [row, index] of [...retries].sort((a, b) => a[1] - b[1])) {
+    if (ledger.pending?.target === row || dispatchedSince.has(row)) continue;
     let decision: { line: string; hint: string } | null = null;
     for (const line of ledger.decisions) {
       const parsed = parseDecision(line);
       if (parsed.kind === 'retry' && parsed.row === row) decision = { line, hint: parsed.hint };
     }
     if (decision === null) continue;
-    pending.push({ row, hint: decision.hint, decision: decision.line, sha: retry.fact.sha });
+    pendingRetries.push({
+      row,
+      hint: decision.hint,
+      decision: decision.line,
+      sha: (commits[index] as HistoryCommit).sha,
+    });
   }
-  return pending.sort((a, b) => indexOfSha(steps, a.sha) - indexOfSha(steps, b.sha));
-}
-
-function indexOfSha(steps: readonly Step[], sha: string): number {
-  return steps.findIndex((step) => step.fact.sha === sha);
+  return {
+    seedRepairCount,
+    lastSeedRepair,
+    verificationRepairs,
+    windows: { common, retries },
+    pendingRetries,
+    repairRecords,
+  };
 }
 
 function escalationsSpentOf(ledger: Ledger): number[] {
@@ -532,16 +673,58 @@ function escalationsSpentOf(ledger: Ledger): number[] {
   return [...rows].sort((a, b) => a - b);
 }
 
-function actionSpendOf(steps: readonly Step[], ledger: Ledger): ActionSpend[] {
+function actionSpendOf(ledger: Ledger, repairRecords: readonly ActionRecord[]): ActionSpend[] {
   const records: ActionRecord[] = [];
   for (const line of ledger.decisions) records.push(...extractActionRecords(line));
   for (const cells of ledger.rows) records.push(...extractActionRecords(cells.evidence));
-  for (const step of steps) {
-    const kind = step.subject.kind;
-    if (kind === 'repair-row' || kind === 'repair-seed' || kind === 'repair-verification')
-      records.push(...extractActionRecords(step.fact.body));
-  }
+  records.push(...repairRecords);
   return foldActionRecords(records);
+}
+
+/**
+ * Replays the branch history of a run into the counters of the ordered table, asking for commit
+ * ledgers only where they decide something.
+ *
+ * The generator yields a {@link LedgerRequest} (a commit index) whenever it needs the ledger a
+ * commit left, and must be resumed with that ledger (or `null`). Subjects and bodies are read in
+ * one pass; the ledger-dependent counters are computed newest first and stop at the first commit
+ * that settles them, so the number of ledgers asked for depends on the latest windows, not on the
+ * length of the branch. {@link historyFromCommits} drives it from commit facts that already carry
+ * their ledgers; a host drives it from `git log` plus a blob reader (src/host/history-facts.ts).
+ *
+ * @param commits the commits of `<ledger base>..HEAD`, oldest first.
+ * @param options the ledger on disk now and its repo-relative path.
+ * @returns (as the generator's return value) the {@link LoopHistory}.
+ * @throws {InputError} `history.input` when `commits` or `options` do not have the documented shape.
+ */
+export function* replayHistory(
+  commits: readonly HistoryCommit[],
+  options: HistoryOptions,
+): Generator<LedgerRequest, LoopHistory, Ledger | null> {
+  checkCommits(commits, false);
+  checkOptions(options);
+  return yield* replayChecked(commits, options);
+}
+
+function* replayChecked(commits: readonly HistoryCommit[], options: HistoryOptions): Lazy<LoopHistory> {
+  const { ledger, ledgerPath } = options;
+  const replay = new Replay(commits, ledgerPath);
+  const facts = subjectFacts(replay, ledger);
+  const rows: RowHistory[] = [];
+  for (const cells of ledger.rows) rows.push(yield* rowHistory(replay, facts.windows, cells.row));
+  const lastSeedRepair = commits[facts.lastSeedRepair];
+  return {
+    seedRepairCount: facts.seedRepairCount,
+    lastSeedRepairReason: lastSeedRepair === undefined ? null : seedRepairReason(lastSeedRepair.body),
+    seedSurvival: yield* seedSurvivalOf(replay, ledger),
+    verificationRepairs: facts.verificationRepairs,
+    rows,
+    previousDecision: yield* previousDecisionOf(replay),
+    pendingRetries: facts.pendingRetries,
+    escalationsSpent: escalationsSpentOf(ledger),
+    actionSpend: actionSpendOf(ledger, facts.repairRecords),
+    latestAdmission: yield* latestAdmissionOf(replay),
+  };
 }
 
 /**
@@ -560,24 +743,47 @@ function actionSpendOf(steps: readonly Step[], ledger: Ledger): ActionSpend[] {
  * @throws {InputError} `history.input` when `commits` or `options` do not have the documented shape.
  */
 export function historyFromCommits(commits: readonly CommitFact[], options: HistoryOptions): LoopHistory {
-  checkInput(commits, options);
-  const { ledger, ledgerPath } = options;
-  const steps = stepsOf(commits);
-  const rejected = steps.map((step) => isChild(step) && isRejected(steps, step.index));
+  checkCommits(commits, true);
+  checkOptions(options);
+  const replay = replayChecked(commits, options);
+  let step = replay.next();
+  while (!step.done) step = replay.next((commits[step.value] as CommitFact).ledger);
+  return step.value;
+}
 
-  const seedRepairs = steps.filter((step) => step.subject.kind === 'repair-seed');
-  const lastSeedRepair = seedRepairs.at(-1);
+/**
+ * {@link replayHistory} driven by an asynchronous ledger reader (a host's blob reader).
+ *
+ * @param commits the commits of `<ledger base>..HEAD`, oldest first.
+ * @param options the ledger on disk now and its repo-relative path.
+ * @param ledgerAt the ledger commit `index` left, or `null` (called at most once per index).
+ * @returns the {@link LoopHistory}.
+ */
+export async function historyFromLog(
+  commits: readonly HistoryCommit[],
+  options: HistoryOptions,
+  ledgerAt: (index: number) => Promise<Ledger | null>,
+): Promise<LoopHistory> {
+  const replay = replayHistory(commits, options);
+  let step = replay.next();
+  while (!step.done) step = replay.next(await ledgerAt(step.value));
+  return step.value;
+}
 
-  return {
-    seedRepairCount: seedRepairs.length,
-    lastSeedRepairReason: lastSeedRepair === undefined ? null : seedRepairReason(lastSeedRepair.fact),
-    seedSurvival: seedSurvivalOf(steps, rejected, ledger),
-    verificationRepairs: verificationRepairsOf(steps, ledger),
-    rows: ledger.rows.map((cells) => rowHistory(steps, rejected, cells.row, ledgerPath)),
-    previousDecision: previousDecisionOf(steps, rejected),
-    pendingRetries: pendingRetriesOf(steps, ledger),
-    escalationsSpent: escalationsSpentOf(ledger),
-    actionSpend: actionSpendOf(steps, ledger),
-    latestAdmission: latestAdmissionOf(steps, rejected),
-  };
+/**
+ * The action records of the loop's repair commits (`loop: repair row|seed|verification` bodies),
+ * oldest first, duplicates included (§3.19 rule 4 reads them with the ledger's).
+ *
+ * @param commits commits since the ledger base, oldest first.
+ */
+export function repairActionRecords(
+  commits: readonly Pick<HistoryCommit, 'subject' | 'body'>[],
+): ActionRecord[] {
+  const records: ActionRecord[] = [];
+  for (const commit of commits) {
+    const kind = parseSubject(commit.subject).kind;
+    if (kind === 'repair-row' || kind === 'repair-seed' || kind === 'repair-verification')
+      records.push(...extractActionRecords(commit.body));
+  }
+  return records;
 }

@@ -11,6 +11,9 @@ import {
 import { parseSubject } from '../gauntlet/commits.js';
 import type { ActionRecord, CommitFact, Ledger } from '../gauntlet/types.js';
 
+/** What the records need of a commit: its subject and body. */
+type CommitText = Pick<CommitFact, 'subject' | 'body'>;
+
 /**
  * The spend history a dispatch over `ledger` carries, given the commits since the ledger base.
  *
@@ -20,7 +23,7 @@ import type { ActionRecord, CommitFact, Ledger } from '../gauntlet/types.js';
  */
 export function carriedActionRecords(
   ledger: Ledger,
-  commits: readonly CommitFact[],
+  commits: readonly CommitText[],
   extra: readonly ActionRecord[] = [],
 ): ActionRecord[] {
   const records: ActionRecord[] = [...extra];

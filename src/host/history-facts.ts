@@ -1,44 +1,158 @@
 /**
- * The branch history as the loop core reads it: every commit since the ledger base with the
- * ledger it left (gauntlet-protocol §2 counting semantics, §6 A21), read with one `git log` and
- * one batched blob read.
+ * The branch history as the loop core reads it: the commits since the ledger base (gauntlet-protocol
+ * §2 counting semantics, §6 A21) replayed into a {@link LoopHistory}, reading commit ledgers only
+ * where the replay asks for them.
+ *
+ * Cost: one `git log` of the commits since the cached head (all of `base..HEAD` without a usable
+ * cache) and one `cat-file --batch` process answering the few ledger versions the latest windows
+ * need, newest first. Nothing grows with the sum of all ledger versions on the branch.
  */
 
-import type { GitPort } from '../effects/git.js';
+import { InputError } from '../common/errors.js';
+import type { BlobReader, GitPort, LoggedCommit } from '../effects/git.js';
+import { type HistoryCommit, historyFromLog, type LoopHistory } from '../gauntlet/history.js';
 import { parseLedger } from '../gauntlet/ledger.js';
-import type { CommitFact, Ledger } from '../gauntlet/types.js';
+import type { Ledger } from '../gauntlet/types.js';
+import { compactCommit, historyCacheFile, loadHistoryCache, saveHistoryCache } from './history-cache.js';
+
+/** Input of {@link readLoopHistory}. */
+export interface HistoryReadInput {
+  /** The ledger's `base:` SHA. */
+  readonly base: string;
+  /** Repo-relative ledger path. */
+  readonly ledgerPath: string;
+  /** The ledger as it is on disk now. */
+  readonly ledger: Ledger;
+  /** HEAD's full object name, when the caller already read it. */
+  readonly head?: string;
+  /** Parsed ledgers by commit SHA, reused across reads of one run (commits never change). */
+  readonly ledgers?: Map<string, Ledger | null>;
+  /**
+   * The folder of the history caches (`git rev-parse --git-path loopchart/history`); `null` reads
+   * without a cache. Default: asked from git once per call.
+   */
+  readonly cacheRoot?: string | null;
+}
+
+/** What {@link readLoopHistory} read. */
+export interface HistoryRead {
+  readonly history: LoopHistory;
+  /** HEAD the history ends at. */
+  readonly head: string;
+  /** The commits of `base..HEAD`, oldest first, as the history keeps them (see compactCommit). */
+  readonly commits: readonly HistoryCommit[];
+  /** How many commits `git log` returned (the commits since the cached head on a cache hit). */
+  readonly commitsRead: number;
+  /** Whether a cache was found valid and extended. */
+  readonly cacheHit: boolean;
+}
+
+/** The folder of the history caches for a worktree: `git rev-parse --git-path loopchart/history`. */
+export function historyCacheRoot(git: GitPort): Promise<string> {
+  return git.gitPath('loopchart/history');
+}
+
+/** True when `commits` continue `from` as one line of single-parent commits ending at `head`. */
+function continuesLinearly(from: string | null, commits: readonly LoggedCommit[], head: string): boolean {
+  let previous = from;
+  for (const commit of commits) {
+    if (commit.parents.length !== 1) return false;
+    if (previous !== null && commit.parents[0] !== previous) return false;
+    previous = commit.sha;
+  }
+  return commits.length === 0 ? from === head : previous === head;
+}
 
 /**
- * Reads the commits of `<base>..HEAD`, oldest first, each with the ledger as that commit left it.
- * A commit that did not touch the ledger carries the ledger of the commit before it.
+ * Reads the loop history of `base..HEAD` against the ledger on disk.
+ *
+ * With a cache root, the cached commits of `base..<cached head>` are reused when the commits git
+ * reports since `<cached head>` continue it linearly up to HEAD; otherwise (no cache, another
+ * format, another base or ledger path, rewritten history, a merge) the whole range is read from
+ * git and the cache rewritten. Histories with merges are read but never cached.
  *
  * @param git the worktree's git port
- * @param base the ledger's `base:` SHA
- * @param ledgerPath repo-relative ledger path
- * @param cache parsed ledgers by commit SHA, filled as blobs are read (commits never change)
+ * @param input base, ledger path, the ledger on disk, and optionally HEAD, a ledger memo and the cache root
  */
-export async function readCommitFacts(
+export async function readLoopHistory(git: GitPort, input: HistoryReadInput): Promise<HistoryRead> {
+  // Without a known HEAD, the blob reader resolves it: one process instead of two.
+  let reader: BlobReader | null = input.head === undefined ? git.openBlobReader() : null;
+  try {
+    const head = input.head ?? (await headOf(reader as BlobReader));
+    return await readWith(git, input, head, () => {
+      reader ??= git.openBlobReader();
+      return reader;
+    });
+  } finally {
+    await (reader as BlobReader | null)?.close();
+  }
+}
+
+async function headOf(reader: BlobReader): Promise<string> {
+  const head = await reader.commitName('HEAD');
+  if (head === null)
+    throw new InputError('git.no-head', 'HEAD does not name a commit (a branch without commits?)');
+  return head;
+}
+
+async function readWith(
   git: GitPort,
-  base: string,
+  input: HistoryReadInput,
+  head: string,
+  reader: () => BlobReader,
+): Promise<HistoryRead> {
+  const { base, ledgerPath, ledger } = input;
+  const root = input.cacheRoot === undefined ? await historyCacheRoot(git) : input.cacheRoot;
+  const file = root === null ? null : historyCacheFile(root, base, ledgerPath);
+  const cached = file === null ? null : await loadHistoryCache(file, base, ledgerPath);
+
+  let commits: HistoryCommit[] | null = null;
+  let commitsRead = 0;
+  let linear = false;
+  if (cached !== null) {
+    const since = await git.logRange(head, [base, cached.head]).catch(() => null);
+    if (since !== null && continuesLinearly(cached.head, since, head)) {
+      commits = [...cached.commits, ...since.map((commit) => compactCommit(commit, ledgerPath))];
+      commitsRead = since.length;
+      linear = true;
+    }
+  }
+  const cacheHit = commits !== null;
+  if (commits === null) {
+    const all = await git.logRange(head, [base]);
+    commits = all.map((commit) => compactCommit(commit, ledgerPath));
+    commitsRead = all.length;
+    linear = all.length === 0 || continuesLinearly(null, all, head);
+  }
+  if (file !== null && linear && !(cacheHit && commitsRead === 0))
+    await saveHistoryCache(file, { version: 1, base, ledgerPath, head, commits });
+
+  const history = await replayWithBlobs(reader, commits, ledger, ledgerPath, input.ledgers ?? new Map());
+  return { history, head, commits, commitsRead, cacheHit };
+}
+
+async function replayWithBlobs(
+  reader: () => BlobReader,
+  commits: readonly HistoryCommit[],
+  ledger: Ledger,
   ledgerPath: string,
-  cache: Map<string, Ledger | null> = new Map(),
-): Promise<CommitFact[]> {
-  const records = await git.logSince(base);
-  const unread = records.filter((commit) => commit.paths.includes(ledgerPath) && !cache.has(commit.sha));
-  const blobs = await git.readBlobs(unread.map((commit) => ({ rev: commit.sha, path: ledgerPath })));
-  unread.forEach((commit, index) => {
-    const text = blobs[index] ?? null;
-    cache.set(commit.sha, text === null ? null : parseLedger(text).ledger);
+  ledgers: Map<string, Ledger | null>,
+): Promise<LoopHistory> {
+  // The commit whose ledger commit i carries: the latest at or before i that changed the ledger.
+  const touching = new Int32Array(commits.length);
+  let last = -1;
+  commits.forEach((commit, i) => {
+    if (commit.paths.includes(ledgerPath)) last = i;
+    touching[i] = last;
   });
-  let latest: Ledger | null = null;
-  return records.map((commit) => {
-    if (commit.paths.includes(ledgerPath)) latest = cache.get(commit.sha) ?? null;
-    return {
-      sha: commit.sha,
-      subject: commit.subject,
-      body: commit.body,
-      paths: commit.paths,
-      ledger: latest,
-    };
+  return historyFromLog(commits, { ledger, ledgerPath }, async (index) => {
+    const source = touching[index] ?? -1;
+    if (source < 0) return null;
+    const sha = (commits[source] as HistoryCommit).sha;
+    if (!ledgers.has(sha)) {
+      const blob = await reader().read(sha, ledgerPath);
+      ledgers.set(sha, blob === null ? null : parseLedger(blob.toString('utf8')).ledger);
+    }
+    return ledgers.get(sha) ?? null;
   });
 }

@@ -7,13 +7,12 @@
 import type { Finding } from '../common/finding.js';
 import type { GitPort } from '../effects/git.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';
-import { historyFromCommits } from '../gauntlet/history.js';
 import { type HumanStop, renderHumanStop } from '../gauntlet/human-stop.js';
 import { formatPending, parseLedger } from '../gauntlet/ledger.js';
 import { evaluateRules } from '../gauntlet/rules.js';
 import { parseSpec } from '../gauntlet/spec.js';
 import type { Ledger, RowStatus } from '../gauntlet/types.js';
-import { readCommitFacts } from './history-facts.js';
+import { readLoopHistory } from './history-facts.js';
 import type { StateFiles } from './state-files.js';
 import { findUnsettledDispatch } from './unsettled-dispatch.js';
 import { porcelainLine, readWorktreeFile } from './worktree-view.js';
@@ -131,8 +130,7 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
         findings: parsed.findings,
       },
     };
-  const commits = await readCommitFacts(git, ledger.base, ledgerPath);
-  const history = historyFromCommits(commits, { ledger, ledgerPath });
+  const { history } = await readLoopHistory(git, { base: ledger.base, ledgerPath, ledger, head });
   const counts = { seedRepairs: history.seedRepairCount, verificationRepairs: history.verificationRepairs };
   const result = (next: NextStep): LoopStatus => ({ ...base, ...counts, next });
 

@@ -20,7 +20,7 @@ import type { Ledger } from '../gauntlet/types.js';
 import { recordsFromLines } from './carried-records.js';
 import { clearCommitIntent, recoverCommitIntent, writeCommitIntent } from './commit-journal.js';
 import { readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
-import { readCommitFacts } from './history-facts.js';
+import { historyCacheRoot, readLoopHistory } from './history-facts.js';
 import { completedSideEffect, type HostSession } from './host-session.js';
 import { findUnsettledDispatch } from './unsettled-dispatch.js';
 import { readWorktreeFile, unexpectedDirt } from './worktree-view.js';
@@ -93,14 +93,28 @@ export function inspectWorkspaceActor(session: HostSession) {
 export function refreshActor(session: HostSession) {
   return fromPromise<RefreshFacts, { ledgerPath: string; base: string }>(async ({ input }) => {
     const { git } = session;
-    const [head, ledgerText, commits] = await Promise.all([
+    const [head, ledgerText] = await Promise.all([
       git.revParseHead(),
       readWorktreeFile(session.options.worktree, input.ledgerPath),
-      readCommitFacts(git, input.base, input.ledgerPath, session.ledgerByCommit),
     ]);
     if (ledgerText === null) throw new Error(`the ledger ${input.ledgerPath} is missing from the worktree`);
-    session.lastCommits = commits;
-    return { head, ledgerText, commits };
+    const ledger = parseLedger(ledgerText).ledger;
+    // An unparseable ledger stops the loop before any history is read (the machine's invalid state).
+    if (ledger === null) {
+      session.lastCommits = [];
+      return { head, ledgerText, commits: [] };
+    }
+    session.historyCacheRoot ??= await historyCacheRoot(git);
+    const read = await readLoopHistory(git, {
+      base: input.base,
+      ledgerPath: input.ledgerPath,
+      ledger,
+      head,
+      ledgers: session.ledgerByCommit,
+      cacheRoot: session.historyCacheRoot,
+    });
+    session.lastCommits = read.commits;
+    return { head, ledgerText, history: read.history };
   });
 }
 

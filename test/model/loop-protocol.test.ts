@@ -8,8 +8,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Choice, LoopProtocolContext, Observation, Verification } from '../../machines/loop-protocol.js';
 import { loopProtocolMachine } from '../../machines/loop-protocol.js';
+import { createAssertionTally } from '../../src/graph/assertion-tally.js';
 import { transitionCoverage } from '../../src/graph/coverage.js';
-import { assertFullCoverage, formatCoverageLines } from '../../src/graph/coverage-format.js';
 import { loopProtocolModel } from '../../src/graph/models/loop-protocol.js';
 import { generatePathSuite } from '../../src/graph/path-suite.js';
 import type { PathStep } from '../../src/graph/path-suite-schema.js';
@@ -30,6 +30,8 @@ import {
   decideContinuation,
   plateauThresholdOfContract,
 } from '../../src/loop-protocol/stop-rules.js';
+import { dotted, oracleOf, reportAndRequireFull } from '../oracles/harness.js';
+import { loopProtocolReference } from '../oracles/loop-protocol.js';
 
 const suite = generatePathSuite(loopProtocolMachine, loopProtocolModel);
 const run = createSuiteRun(loopProtocolMachine, loopProtocolModel, suite);
@@ -227,11 +229,28 @@ function replay(steps: readonly PathStep[]): Oracle {
   return oracle;
 }
 
+const tally = createAssertionTally(loopProtocolMachine);
+const independent = oracleOf(tally);
+
 describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   for (const path of suite.paths) {
     it(path.description, async () => {
       await run.run(path, {
-        assertStep: (snapshot, _step, { index }) => {
+        assertStep: (snapshot, step, { index }) => {
+          // Independent: the state and decision a reference of the protocol (test/oracles) expects.
+          const expected = loopProtocolReference(path.steps.slice(0, index + 1)).at(-1);
+          const decided = step.transitions.some((key) => key.startsWith('loop-protocol.deciding|'));
+          const made = snapshot.context.decision;
+          independent.same(
+            step,
+            'state and decision after the step (reference protocol)',
+            {
+              state: dotted(snapshot.value),
+              decision: decided && made !== null ? `${made.decision}:${made.rule}` : null,
+            },
+            expected,
+          );
+          // Consistency with the pure core (not counted as an independent assertion).
           const oracle = replay(path.steps.slice(0, index + 1));
           const context = snapshot.context as LoopProtocolContext;
           expect(context.contract).toEqual(oracle.contract);
@@ -302,8 +321,10 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   });
 
   afterAll(() => {
-    const coverage = transitionCoverage(loopProtocolMachine, run.collected());
-    for (const line of formatCoverageLines(coverage)) console.log(line);
-    assertFullCoverage(coverage);
+    reportAndRequireFull(
+      loopProtocolMachine,
+      transitionCoverage(loopProtocolMachine, run.collected()),
+      tally,
+    );
   });
 });

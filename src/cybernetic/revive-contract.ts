@@ -14,8 +14,13 @@ import { freezeRunContract, isFrozenRunContract, type RunContract } from './run-
  */
 export function reviveRunContract(value: RunContract): RunContract {
   if (isFrozenRunContract(value)) return value;
-  // Read it as untrusted JSON: any field may be missing after a careless round trip.
+  // Read it as untrusted JSON: any field may be missing or of another type after a careless round trip.
+  if (!isObject(value)) throw new UnfrozenContractError();
   const shape = value as Partial<RunContract>;
+  if (shape.checks !== undefined && !(Array.isArray(shape.checks) && shape.checks.every(isCheckShape)))
+    throw new UnfrozenContractError();
+  if (shape.invariant !== undefined && !isObject(shape.invariant)) throw new UnfrozenContractError();
+  if (shape.scope !== undefined && !Array.isArray(shape.scope)) throw new UnfrozenContractError();
   const [invariantCheck, ...existing] = shape.checks ?? [];
   const toRequest = (check: Check) => ({
     name: check.name,
@@ -35,4 +40,13 @@ export function reviveRunContract(value: RunContract): RunContract {
   if (!frozen.ok || JSON.stringify(frozen.contract) !== JSON.stringify(value))
     throw new UnfrozenContractError();
   return frozen.contract;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Enough of a check to rebuild its request; the re-freeze judges the rest. */
+function isCheckShape(value: unknown): value is Check {
+  return isObject(value) && Array.isArray(value.command) && isObject(value.pass);
 }

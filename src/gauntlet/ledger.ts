@@ -9,6 +9,7 @@
  * only edited elements canonically, and writes the canonical layout when there is no layout.
  */
 
+import { describeValue } from '../common/describe-value.js';
 import { InputError, LedgerFormatError } from '../common/errors.js';
 import { type Finding, finding } from '../common/finding.js';
 import { decisionProblem } from './decisions.js';
@@ -69,17 +70,19 @@ export function parsePending(line: string): PendingTuple | null {
  * @param tuple a tuple built by code.
  */
 export function pendingProblem(tuple: PendingTuple): string | null {
+  if (typeof tuple !== 'object' || tuple === null)
+    return `the pending tuple must be an object with target, repo and head, got ${describeValue(tuple)}`;
   const { target, repo, head } = tuple;
   if (typeof target === 'number') {
     if (!Number.isSafeInteger(target) || target < 1)
       return `pending target ${target} is not a row number >= 1`;
   } else if (target !== 'seed' && target !== 'verify') {
-    return `pending target "${String(target)}" is not a row number, seed or verify`;
+    return `pending target "${describeValue(target)}" is not a row number, seed or verify`;
   }
   if (typeof repo !== 'string' || !/^[^\s|]+$/.test(repo))
-    return `pending repo "${String(repo)}" must be one word without pipes`;
+    return `pending repo "${describeValue(repo)}" must be one word without pipes`;
   if (typeof head !== 'string' || !FULL_SHA.test(head))
-    return `pending head "${String(head)}" is not a full lowercase 40-hex SHA`;
+    return `pending head "${describeValue(head)}" is not a full lowercase 40-hex SHA`;
   return null;
 }
 
@@ -831,7 +834,32 @@ function renderWithLayout(ledger: Ledger, layout: LedgerLayout): string {
 // Checks
 
 /** Findings for values the serializer cannot write (line 0: a built ledger has no lines). */
+/**
+ * Shape problems that make every other check unreadable: a value that is not an object, rows or
+ * decisions that are not lists, a row that is not an object, a decision that is not a string. A
+ * ledger built in code by a caller without types gets these findings instead of a TypeError.
+ */
+function shapeFindings(ledger: unknown): Finding[] {
+  const shape = (reason: string) => finding('ledger.value.shape', 0, reason);
+  if (typeof ledger !== 'object' || ledger === null) return [shape('the ledger is not an object')];
+  const { rows, decisions } = ledger as { rows?: unknown; decisions?: unknown };
+  const findings: Finding[] = [];
+  if (!Array.isArray(rows)) findings.push(shape('rows must be a list of rows'));
+  else
+    rows.forEach((row: unknown, index) => {
+      if (typeof row !== 'object' || row === null) findings.push(shape(`row ${index + 1} is not an object`));
+    });
+  if (!Array.isArray(decisions)) findings.push(shape('decisions must be a list of lines'));
+  else
+    decisions.forEach((line: unknown, index) => {
+      if (typeof line !== 'string') findings.push(shape(`decision ${index + 1} is not a string`));
+    });
+  return findings;
+}
+
 function ledgerValueFindings(ledger: Ledger): Finding[] {
+  const shape = shapeFindings(ledger);
+  if (shape.length > 0) return shape;
   const findings: Finding[] = [];
   const add = (code: string, reason: string | null): void => {
     if (reason !== null) findings.push(finding(code, 0, reason));
@@ -852,8 +880,12 @@ function ledgerValueFindings(ledger: Ledger): Finding[] {
   ledger.rows.forEach((row, index) => {
     const where = `row ${index + 1}`;
     if (row.row !== index + 1)
-      add('ledger.table.row-number', `${where} is numbered ${row.row}; rows are numbered 1..N in order`);
-    if (!ROW_STATUSES.includes(row.status)) add('ledger.table.status', `${where} has status "${row.status}"`);
+      add(
+        'ledger.table.row-number',
+        `${where} is numbered ${describeValue(row.row)}; rows are numbered 1..N in order`,
+      );
+    if (!ROW_STATUSES.includes(row.status))
+      add('ledger.table.status', `${where} has status "${describeValue(row.status)}"`);
     add('ledger.table.attempts', counterProblem(`${where} attempts`, row.attempts));
     const evidence = evidenceCellProblem(row.evidence);
     add('ledger.table.evidence', evidence === null ? null : `${where}: ${evidence}`);
@@ -887,13 +919,14 @@ function slotLine(ledger: Ledger, kind: 'row' | 'decision', index: number): numb
  */
 export function checkLedger(ledger: Ledger, spec?: Spec): Finding[] {
   const findings = ledgerValueFindings(ledger);
+  if (findings.some((item) => item.code === 'ledger.value.shape')) return findings;
   ledger.rows.forEach((row, index) => {
     if ((row.status === 'done' || row.status === 'failed') && row.evidence === '')
       findings.push(
         finding(
           'ledger.check.evidence-empty',
           slotLine(ledger, 'row', index),
-          `row ${row.row} is ${row.status} but its evidence cell is empty`,
+          `row ${describeValue(row.row)} is ${row.status} but its evidence cell is empty`,
         ),
       );
   });

@@ -9,6 +9,7 @@
  * (each failure is one concrete validation miss that the parent repairs).
  */
 
+import { describeValue } from '../common/describe-value.js';
 import { LoopchartError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
 import { hasControlCharacters, neutralizeText } from '../common/terminal-text.js';
@@ -146,6 +147,7 @@ export type ReturnFactsErrorCode =
   | 'return-facts.target'
   | 'return-facts.iteration'
   | 'return-facts.commit-count'
+  | 'return-facts.porcelain'
   | 'return-facts.commit-missing'
   | 'return-facts.head-ledger-missing';
 
@@ -174,13 +176,18 @@ export class ReturnFactsError extends LoopchartError {
  *
  * @param boundary what the child and git reported
  * @returns the reason to route through interrupted recovery, or `null` when the boundary passes
- * @throws ReturnFactsError when `commitCount` is not a non-negative integer
+ * @throws ReturnFactsError when `commitCount` is not a non-negative integer, or `porcelain` is not text
  */
 export function checkReturnBoundary(boundary: ReturnBoundary): InterruptedReason | null {
   if (!Number.isInteger(boundary.commitCount) || boundary.commitCount < 0)
     throw new ReturnFactsError(
       'return-facts.commit-count',
-      `commit count must be a non-negative integer, got ${String(boundary.commitCount)}`,
+      `commit count must be a non-negative integer, got ${describeValue(boundary.commitCount)}`,
+    );
+  if (typeof boundary.porcelain !== 'string')
+    throw new ReturnFactsError(
+      'return-facts.porcelain',
+      `the worktree status (git status --porcelain output) must be text, got ${describeValue(boundary.porcelain)}`,
     );
   if (boundary.dispatchError !== undefined) {
     const text = oneLine(boundary.dispatchError);

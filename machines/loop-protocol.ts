@@ -417,8 +417,12 @@ export const loopProtocolMachine = setup({
       Boolean(context.start?.metric) && outputOf<Observation>(event).metric === null,
     /** User changes overlap the rollback boundary. */
     userChangesOverlap: ({ event }) => outputOf<Observation>(event).userChangesOverlap,
-    /** A noisy metric needs more samples to define its tolerance. */
-    moreSamplesNeeded: ({ context }) => context.samples.length < minSamplesOf(context),
+    /**
+     * A noisy metric needs more samples to define its tolerance. A loop without a metric observes
+     * once: its samples stay empty, so counting them would sample forever.
+     */
+    moreSamplesNeeded: ({ context }) =>
+      Boolean(context.start?.metric) && context.samples.length < minSamplesOf(context),
     /** The checkpoint cannot restore only the loop's own changes. */
     checkpointRefused: ({ event }) => !outputOf<CheckpointResult>(event).ok,
     /** The chosen next action needs broader scope or new authority. */

@@ -15,6 +15,7 @@ import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 import { commandTimeout, EXIT_NOT_CONVERGED, riskyOption } from './rpi.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 const HELP = `usage: loopchart crank --wave <wave.json> --implementer "<cmd>" --validator "<cmd>" [options]
 
@@ -71,7 +72,9 @@ async function readWave(path: string): Promise<unknown> {
   }
 }
 
-async function run(args: readonly string[], io: CliIo): Promise<number> {
+async function run(args: readonly string[], raw: CliIo): Promise<number> {
+  // Everything printed may carry a child's, a validator's or a transcript's bytes: neutralized once here.
+  const io = terminalSafeIo(raw);
   const { values } = parseCommandArgs('crank', args, OPTIONS);
   const json = values.json;
   if (values.help) {

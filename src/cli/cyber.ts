@@ -18,6 +18,7 @@ import { describeCheckResult } from '../host/cybernetic-transcript.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { type CliResultEnvelope, writeJsonResult } from './json-result.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 /** Exit code of each terminal status; a CI job gates on these (docs/cli.md). */
 export const CYBER_EXIT_CODES: Readonly<Record<TerminalRecord['status'], number>> = {
@@ -115,7 +116,9 @@ function writeJson(io: CliIo, value: CliResultEnvelope & Record<string, unknown>
 export const cyberCommand: CliCommand = {
   name: 'cyber',
   summary: 'restore one invariant with bounded candidate patches, or roll the scope back and say why',
-  async run(args, io) {
+  async run(args, raw) {
+    // Everything printed may carry a child's, a check's or a transcript's bytes: neutralized once here.
+    const io = terminalSafeIo(raw);
     const { values } = parseCommandArgs('cyber', args, {
       invariant: { type: 'string' },
       statement: { type: 'string' },

@@ -23,6 +23,7 @@ import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { INTERRUPTED_EXIT_CODE } from './cyber.js';
 import { type CliResultEnvelope, writeJsonResult } from './json-result.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 const HELP = `usage: loopchart loop --contract <file.md> --observe "<cmd>" --act "<cmd>" --verify "<cmd>" [options]
        loopchart loop --contract <file.md> --design
@@ -107,7 +108,9 @@ function numberOption(name: string, value: string | undefined): number | null {
 export const loopCommand: CliCommand = {
   name: 'loop',
   summary: 'run a bounded loop under its entry contract, or design / audit the contract only',
-  async run(args, io) {
+  async run(args, raw) {
+    // Everything printed may carry a child's, a check's or a transcript's bytes: neutralized once here.
+    const io = terminalSafeIo(raw);
     const { values } = parseCommandArgs('loop', args, {
       contract: { type: 'string' },
       observe: { type: 'string' },

@@ -15,6 +15,7 @@ import { parseTranscript } from '../loop-protocol/transcript.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 /** Finding codes that make a transcript line unreadable (the others are kept as warnings). */
 const MALFORMED = new Set(['loop-protocol.transcript.not-json', 'loop-protocol.transcript.record-invalid']);
@@ -44,7 +45,9 @@ examples:
 export const reportCommand: CliCommand = {
   name: 'report',
   summary: "render a run's final report from its transcript (any machine)",
-  async run(args, io) {
+  async run(args, raw) {
+    // Everything printed may carry a child's, a check's or a transcript's bytes: neutralized once here.
+    const io = terminalSafeIo(raw);
     const { values, positionals } = parseCommandArgs('report', args, {}, true);
     if (values.help) {
       io.stdout.write(HELP);

@@ -14,6 +14,7 @@ import { createRpiRunner } from '../host/rpi-runner.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
+import { terminalSafeIo } from './terminal-safe-io.js';
 
 /** Exit code of a run that reached a stop without converging (its report is printed). */
 export const EXIT_NOT_CONVERGED = 4;
@@ -78,7 +79,9 @@ export function commandTimeout(command: string, value: string | undefined): { co
   return { commandTimeoutMs: integerOption(command, 'command-timeout', value, 0, 1) * 1000 };
 }
 
-async function run(args: readonly string[], io: CliIo): Promise<number> {
+async function run(args: readonly string[], raw: CliIo): Promise<number> {
+  // Everything printed may carry a child's, a validator's or a transcript's bytes: neutralized once here.
+  const io = terminalSafeIo(raw);
   const { values } = parseCommandArgs('rpi', args, OPTIONS);
   const json = values.json;
   if (values.help) {

@@ -25,6 +25,7 @@ import { runGateSet } from '../effects/gates.js';
 import { createGitPort } from '../effects/git.js';
 import { createRpiRunner, runPaths } from './rpi-runner.js';
 import { createTranscriptRecorder, type TranscriptFields, type TranscriptStep } from './transcript.js';
+import { withWriterLock } from './writer-lock.js';
 
 /** What a host declares for one crank run. The repair bound comes from the wave, never from here. */
 export interface CrankRunnerOptions {
@@ -100,7 +101,8 @@ export function createCrankRunner(options: CrankRunnerOptions): CrankRunner {
     if (typeof value !== 'string' || value.trim() === '')
       throw new UsageError(`crank: --${name} is required`);
   }
-  return { wave, run: () => runCrank(options, wave) };
+  // The wave holds the checkout's writer lock; its lanes run under it (disjoint write scopes).
+  return { wave, run: () => withWriterLock(options.repo, () => runCrank(options, wave)) };
 }
 
 async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankRunResult> {
@@ -145,6 +147,7 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
         roots: laneSubjectRoots(lane),
         base,
         runDir: dir,
+        writerLockHeld: true,
         env: { ...options.env, LOOPCHART_LANE: lane.id },
         ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
         ...(options.now === undefined ? {} : { now: options.now }),

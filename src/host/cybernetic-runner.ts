@@ -42,6 +42,7 @@ import {
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { projectCyberneticTranscript } from './cybernetic-transcript.js';
 import { createTranscriptRecorder } from './transcript.js';
+import { withWriterLock } from './writer-lock.js';
 
 /** Options of {@link runCyberneticLoop}. */
 export interface CyberneticRunnerOptions {
@@ -361,10 +362,16 @@ async function refuseScopeOverGitDir(worktree: string, request: unknown): Promis
  * @returns the terminal record (or the effect failure), the transcript path and the run directory
  * @throws InputError (`git.not-a-worktree`, `cybernetic.worktree-not-root`) when `worktree` is
  *   not the root of a git worktree, (`cybernetic.scope-git-dir`) when the scope overlaps a git
- *   directory that lies inside the worktree under another name than `.git`; CyberneticRunError when the machine itself failed (a host
+ *   directory that lies inside the worktree under another name than `.git`; WorktreeLockedError
+ *   (`host.worktree-locked`) while another runner holds the checkout (writer-lock.ts);
+ *   CyberneticRunError when the machine itself failed (a host
  *   bug), after restoring the scope to the checkpoint when one was made
  */
 export async function runCyberneticLoop(options: CyberneticRunnerOptions): Promise<CyberneticRunResult> {
+  return withWriterLock(options.worktree, () => runCyberneticLoopLocked(options));
+}
+
+async function runCyberneticLoopLocked(options: CyberneticRunnerOptions): Promise<CyberneticRunResult> {
   const worktree = resolve(options.worktree);
   // Scope paths are repository-relative, and scope widening is read through git: the worktree
   // must be the root of a git worktree.

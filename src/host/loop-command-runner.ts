@@ -37,15 +37,13 @@ import { type BaselineFacts, describeCheckout, readBaselineFacts } from '../effe
 import { CheckpointUnavailableError, createCheckpoint, loadCheckpoint } from '../effects/checkpoint.js';
 import { runChildCommand } from '../effects/child-process.js';
 import { createGitPort } from '../effects/git.js';
-import { resolveGitDir } from '../effects/git-dir.js';
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { type ContractDesign, designEntryContract } from '../loop-protocol/design-contract.js';
 import { type FinalReport, finalReport } from '../loop-protocol/final-report.js';
 import { parseTranscript } from '../loop-protocol/transcript.js';
 import type { TranscriptRecord } from '../loop-protocol/transcript-record.js';
 import { resumePlan, runLoopProtocol } from './loop-protocol-runner.js';
-import { stateFilesOf } from './state-files.js';
-import { acquireWorktreeLock } from './worktree-lock.js';
+import { withWriterLock } from './writer-lock.js';
 
 /** What `loopchart loop` runs. */
 export interface LoopCommandOptions {
@@ -237,12 +235,9 @@ export async function runLoopCommand(options: LoopCommandOptions): Promise<LoopC
         'loop.state-inside-scope',
         `the state location ${stateDir} is inside the rollback scope "${path}": a rollback would erase the ledger; approve a path outside the scope`,
       );
-  const lock = await acquireWorktreeLock(stateFilesOf(await resolveGitDir(worktree)).lock);
-  try {
-    return await runUnderLock(options, { worktree, git, facts, design, scope, stateDir });
-  } finally {
-    await lock.release();
-  }
+  return withWriterLock(worktree, () =>
+    runUnderLock(options, { worktree, git, facts, design, scope, stateDir }),
+  );
 }
 
 async function runUnderLock(

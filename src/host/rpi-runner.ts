@@ -26,6 +26,7 @@ import { runStageCommand, runValidatorCommand } from '../effects/rpi-commands.js
 import { createRunDirectory } from '../effects/run-directory.js';
 import { measureSubject } from '../effects/subject-measure.js';
 import { createTranscriptRecorder, type TranscriptFields, type TranscriptStep } from './transcript.js';
+import { withWriterLock } from './writer-lock.js';
 
 /** What a host declares for one RPI run. */
 export interface RpiRunnerOptions {
@@ -63,6 +64,11 @@ export interface RpiRunnerOptions {
   readonly onProgress?: (line: string) => void;
   /** The clock of the transcript. */
   readonly now?: () => Date;
+  /**
+   * The caller already holds the worktree's writer lock (crank, for its lanes). Otherwise the run
+   * takes it and refuses to start while another runner holds the checkout.
+   */
+  readonly writerLockHeld?: boolean;
 }
 
 /** What a finished RPI run returns. */
@@ -109,7 +115,12 @@ export function createRpiRunner(options: RpiRunnerOptions): RpiRunner {
   const risky = options.risky ?? 'auto';
   if (!RISK_DECLARATIONS.includes(risky))
     throw new InputError('rpi.risky-invalid', `risky must be auto, yes or no, got ${JSON.stringify(risky)}`);
-  return { run: () => runRpi(options, repairRounds, risky) };
+  return {
+    run: () =>
+      options.writerLockHeld
+        ? runRpi(options, repairRounds, risky)
+        : withWriterLock(options.repo, () => runRpi(options, repairRounds, risky)),
+  };
 }
 
 async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: RiskDeclaration) {

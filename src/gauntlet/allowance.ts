@@ -7,7 +7,7 @@
  * Verification repairs and the seed count use the bare header allowance instead.
  */
 
-import { parseDecision } from './decisions.js';
+import { decisionIndex } from './decisions.js';
 import type { Ledger, LedgerRow } from './types.js';
 
 /**
@@ -18,12 +18,7 @@ import type { Ledger, LedgerRow } from './types.js';
  * @returns how many retry decisions name `row`; each line counts once, whatever its `<m>`.
  */
 export function retryCount(ledger: Ledger, row: number): number {
-  let count = 0;
-  for (const line of ledger.decisions) {
-    const decision = parseDecision(line);
-    if (decision.kind === 'retry' && decision.row === row) count++;
-  }
-  return count;
+  return decisionIndex(ledger.decisions).retries.get(row) ?? 0;
 }
 
 /**

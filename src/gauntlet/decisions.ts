@@ -37,6 +37,28 @@ function toInt(digits: string): number {
  * @returns the decision; `other` for every line that matches no grammar (never throws).
  */
 export function parseDecision(line: string): Decision {
+  // Cheap prefilter: every grammar but `rows +…` is `row <token> <word> …`, and the word picks the
+  // one grammar that can match, so no line is tried against every regex.
+  if (!line.startsWith('row ')) return line.startsWith('rows +') ? parseRaise(line) : { kind: 'other', line };
+  const tokenEnd = line.indexOf(' ', 4);
+  const wordEnd = tokenEnd < 0 ? -1 : line.indexOf(' ', tokenEnd + 1);
+  if (wordEnd < 0) return { kind: 'other', line };
+  switch (line.slice(tokenEnd + 1, wordEnd)) {
+    case 'done':
+    case 'failed':
+      return parseOutcome(line);
+    case 'retry':
+      return parseRetry(line);
+    case 'escalated': {
+      const m = ESCALATED.exec(line);
+      return m ? { kind: 'escalated', row: toInt(m[1] as string), line } : { kind: 'other', line };
+    }
+    default:
+      return { kind: 'other', line };
+  }
+}
+
+function parseOutcome(line: string): Decision {
   let m = SEED.exec(line);
   if (m) {
     return {
@@ -58,7 +80,11 @@ export function parseDecision(line: string): Decision {
       line,
     };
   }
-  m = RETRY.exec(line);
+  return { kind: 'other', line };
+}
+
+function parseRetry(line: string): Decision {
+  const m = RETRY.exec(line);
   if (m) {
     return {
       kind: 'retry',
@@ -68,11 +94,46 @@ export function parseDecision(line: string): Decision {
       line,
     };
   }
-  m = ESCALATED.exec(line);
-  if (m) return { kind: 'escalated', row: toInt(m[1] as string), line };
-  m = RAISE.exec(line);
+  return { kind: 'other', line };
+}
+
+function parseRaise(line: string): Decision {
+  const m = RAISE.exec(line);
   if (m) return { kind: 'raise', amount: toInt(m[1] as string), words: m[2] ?? '', line };
   return { kind: 'other', line };
+}
+
+/** What the rules read from a whole `## Decisions` section, computed once per section. */
+export interface DecisionIndex {
+  /** Retry lines per row (§3.5: each counts once toward the row's effective allowance). */
+  readonly retries: ReadonlyMap<number, number>;
+  /** Rows with a durable `row <n> escalated | …` line (§3.7). */
+  readonly escalated: ReadonlySet<number>;
+}
+
+const INDEXES = new WeakMap<readonly string[], { length: number; index: DecisionIndex }>();
+
+/**
+ * The retry counts and spent escalations of a decision list, parsed once and kept while the list is
+ * unchanged (ledgers are values: a list is never edited in place by the loop; a list whose length
+ * changed is indexed again).
+ *
+ * @param decisions the lines of `## Decisions`.
+ * @returns the index; O(lines) the first time, O(1) after.
+ */
+export function decisionIndex(decisions: readonly string[]): DecisionIndex {
+  const known = INDEXES.get(decisions);
+  if (known !== undefined && known.length === decisions.length) return known.index;
+  const retries = new Map<number, number>();
+  const escalated = new Set<number>();
+  for (const line of decisions) {
+    const decision = parseDecision(line);
+    if (decision.kind === 'retry') retries.set(decision.row, (retries.get(decision.row) ?? 0) + 1);
+    else if (decision.kind === 'escalated') escalated.add(decision.row);
+  }
+  const index = { retries, escalated };
+  INDEXES.set(decisions, { length: decisions.length, index });
+  return index;
 }
 
 function codePoints(text: string): number {

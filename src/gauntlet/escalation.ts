@@ -11,7 +11,7 @@
 
 import { InputError } from '../common/errors.js';
 import { effectiveAllowance } from './allowance.js';
-import { parseDecision } from './decisions.js';
+import { decisionIndex } from './decisions.js';
 import type { Ledger } from './types.js';
 
 /**
@@ -51,10 +51,7 @@ export function escalationThreshold(escalateAfter: number, effective: number): n
  * @param row the 1-based row number.
  */
 export function isEscalationSpent(ledger: Ledger, row: number): boolean {
-  return ledger.decisions.some((line) => {
-    const decision = parseDecision(line);
-    return decision.kind === 'escalated' && decision.row === row;
-  });
+  return decisionIndex(ledger.decisions).escalated.has(row);
 }
 
 /**

@@ -897,13 +897,21 @@ function ledgerValueFindings(ledger: Ledger): Finding[] {
   return findings;
 }
 
-function slotLine(ledger: Ledger, kind: 'row' | 'decision', index: number): number {
+/**
+ * The 1-based ledger line of each row and decision slot (0 without a layout), read from the layout
+ * in one pass so that every finding's line is a lookup (a scan per row made the check quadratic).
+ */
+function slotLines(ledger: Ledger): (kind: 'row' | 'decision', index: number) => number {
   const layout = asLayout(ledger.layout);
-  if (layout === null) return 0;
-  const at = layout.lines.findIndex(
-    (line) => line.slot.kind === kind && (line.slot as { index: number }).index === index,
-  );
-  return at + 1;
+  if (layout === null) return () => 0;
+  const rows = new Map<number, number>();
+  const decisions = new Map<number, number>();
+  layout.lines.forEach((line, at) => {
+    const slot = line.slot as { kind: string; index?: number };
+    const lines = slot.kind === 'row' ? rows : slot.kind === 'decision' ? decisions : null;
+    if (lines !== null && slot.index !== undefined && !lines.has(slot.index)) lines.set(slot.index, at + 1);
+  });
+  return (kind, index) => (kind === 'row' ? rows : decisions).get(index) ?? 0;
 }
 
 /**
@@ -920,12 +928,13 @@ function slotLine(ledger: Ledger, kind: 'row' | 'decision', index: number): numb
 export function checkLedger(ledger: Ledger, spec?: Spec): Finding[] {
   const findings = ledgerValueFindings(ledger);
   if (findings.some((item) => item.code === 'ledger.value.shape')) return findings;
+  const slotLine = slotLines(ledger);
   ledger.rows.forEach((row, index) => {
     if ((row.status === 'done' || row.status === 'failed') && row.evidence === '')
       findings.push(
         finding(
           'ledger.check.evidence-empty',
-          slotLine(ledger, 'row', index),
+          slotLine('row', index),
           `row ${describeValue(row.row)} is ${row.status} but its evidence cell is empty`,
         ),
       );
@@ -936,7 +945,7 @@ export function checkLedger(ledger: Ledger, spec?: Spec): Finding[] {
       findings.push(
         finding(
           'ledger.check.decision-malformed',
-          slotLine(ledger, 'decision', index),
+          slotLine('decision', index),
           `"${preview(line)}": ${problem}`,
         ),
       );
@@ -954,7 +963,7 @@ export function checkLedger(ledger: Ledger, spec?: Spec): Finding[] {
     for (let index = 0; index < shared; index++) {
       const row = ledger.rows[index] as LedgerRow;
       const { disposition } = spec.rows[index] as Spec['rows'][number];
-      const line = slotLine(ledger, 'row', index);
+      const line = slotLine('row', index);
       const cut = isCutDisposition(disposition);
       if (cut && row.status !== 'cut') {
         findings.push(

@@ -5,7 +5,8 @@
 //   npm run bench            (builds, then runs every bench)
 //   node bench/path-suite.mjs  (after npm run build)
 import { performance } from 'node:perf_hooks';
-import { enumerateTransitions, generatePathSuite, machines, models } from '../dist/index.js';
+import { machines } from '../dist/machines.js';
+import { enumerateTransitions, generatePathSuite, models } from '../dist/testing.js';
 
 const REPEAT_BASELINE = 50;
 

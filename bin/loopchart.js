@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The published executable: the built CLI (npm ci runs the build through the prepare script).
+// The published executable: the built CLI (built by `npm run build`; `npm pack` builds it through the prepack script).
 import '../dist/cli.js';

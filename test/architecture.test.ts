@@ -128,3 +128,20 @@ describe('import graph', () => {
     expect(importsOf(registry).filter((spec) => spec.startsWith('./')).length).toBeGreaterThan(5);
   });
 });
+
+describe('package entry points (package.json exports)', () => {
+  const entryOf = (name: string) => importsOf(readFileSync(join(root, 'src', `entry-${name}.ts`), 'utf8'));
+
+  it('loopchart/core re-exports only the pure cores (layer 1)', () => {
+    const specs = entryOf('core');
+    expect(specs.length).toBeGreaterThan(10);
+    expect(specs.filter((spec) => layerOf(join(root, 'src', spec.replace(/\.js$/, '.ts'))) !== 1)).toEqual(
+      [],
+    );
+  });
+
+  it('loopchart/host and loopchart/machines re-export no tool (graph, viz, cli)', () => {
+    for (const name of ['host', 'machines'])
+      expect(entryOf(name).filter((spec) => /\/(graph|viz|cli)\//.test(spec))).toEqual([]);
+  });
+});

@@ -10,6 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseCoverageReport } from '../../src/entry-testing.js';
 import {
   checkLedger,
   checkRepairRounds,
@@ -27,7 +28,6 @@ import {
   parseActionRecord,
   parseCheckCommand,
   parseChildScript,
-  parseCoverageReport,
   parseDecision,
   parseEntryContract,
   parseHumanReply,

@@ -14,6 +14,7 @@ import {
   symlink,
 } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { execa } from 'execa';
 import { InputError, LoopchartError } from '../common/errors.js';
 import { compareCodePoints } from './canonical-json.js';
 import { makeTempDir, writeFileAtomic } from './files.js';
@@ -29,9 +30,10 @@ export type ScopeEntry =
   | { readonly path: string; readonly kind: 'file'; readonly mode: number; readonly digest: string }
   | { readonly path: string; readonly kind: 'symlink'; readonly target: string }
   /**
-   * A FIFO, socket or device. Never part of a checkpoint (one cannot be captured byte for byte,
-   * so {@link createCheckpoint} refuses it), only seen in the working tree afterwards, where
-   * restoring removes it.
+   * A FIFO, socket or device. A FIFO has no bytes: its type and mode are all of it, so a
+   * checkpoint records it and restoring recreates it (`mkfifo`). A socket or device cannot be
+   * recreated, so {@link createCheckpoint} refuses one; seen in the working tree afterwards, it
+   * is removed by restoring.
    */
   | { readonly path: string; readonly kind: 'special'; readonly mode: number; readonly type: SpecialType };
 
@@ -210,7 +212,7 @@ async function restoreScope(
     //    devices always: a checkpoint never holds one); deepest first.
     for (const entry of [...current].sort((a, b) => depth(b.path) - depth(a.path))) {
       const target = wanted.get(entry.path);
-      if (target !== undefined && target.kind === entry.kind) continue;
+      if (target !== undefined && target.kind === entry.kind && sameSpecialType(target, entry)) continue;
       await removeEntirely(join(worktree, entry.path));
       changed.add(entry.path);
     }
@@ -242,6 +244,16 @@ async function restoreScope(
           continue;
         }
         await restoreFile(storeDir, entry.digest, absolute, entry.mode);
+        changed.add(entry.path);
+      } else if (entry.kind === 'special') {
+        if (present?.kind === 'special' && present.type === entry.type) {
+          if (present.mode !== entry.mode) {
+            await chmod(absolute, entry.mode);
+            changed.add(entry.path);
+          }
+          continue;
+        }
+        await restoreFifo(absolute, entry);
         changed.add(entry.path);
       } else if (
         entry.kind === 'symlink' &&
@@ -297,6 +309,28 @@ async function removeEntirely(absolute: string): Promise<void> {
     for (const name of await readdir(absolute)) await removeEntirely(join(absolute, name));
   }
   await rm(absolute, { recursive: true, force: true });
+}
+
+/** Whether two entries of the same kind are also of the same special file type (always, for other kinds). */
+function sameSpecialType(a: ScopeEntry, b: ScopeEntry): boolean {
+  return a.kind !== 'special' || b.kind !== 'special' || a.type === b.type;
+}
+
+/** Recreates a FIFO with its mode (through a temporary name and a rename, like files). */
+async function restoreFifo(absolute: string, entry: ScopeEntry & { kind: 'special' }): Promise<void> {
+  if (entry.type !== 'fifo')
+    throw new CheckpointUnavailableError(`cannot recreate the ${entry.type} ${entry.path}`);
+  const temporary = `${absolute}.loopchart-${process.pid}-${Date.now()}.tmp`;
+  try {
+    await execa('mkfifo', ['-m', (entry.mode & 0o7777).toString(8), '--', temporary], { stdin: 'ignore' });
+    await chmod(temporary, entry.mode);
+    await rename(temporary, absolute);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error instanceof CheckpointUnavailableError
+      ? error
+      : new CheckpointUnavailableError(`cannot recreate the FIFO ${entry.path}: ${messageOf(error)}`);
+  }
 }
 
 async function restoreFile(storeDir: string, digest: string, absolute: string, mode: number): Promise<void> {
@@ -371,9 +405,9 @@ async function snapshotScope(
       }
     } else {
       const type: SpecialType = stats.isFIFO() ? 'fifo' : stats.isSocket() ? 'socket' : 'device';
-      if (options.strict)
+      if (options.strict && type !== 'fifo')
         throw new CheckpointUnavailableError(
-          `cannot checkpoint ${path}: a ${type}, not a file, directory or symlink`,
+          `cannot checkpoint ${path}: a ${type}, not a file, directory, symlink or FIFO`,
         );
       entries.push({ path, kind: 'special', mode, type });
     }
@@ -407,7 +441,8 @@ function compareStates(expected: readonly ScopeEntry[], actual: readonly ScopeEn
     const present = now.get(entry.path);
     now.delete(entry.path);
     if (present === undefined) differences.push({ path: entry.path, change: 'removed' });
-    else if (present.kind !== entry.kind) differences.push({ path: entry.path, change: 'kind' });
+    else if (present.kind !== entry.kind || !sameSpecialType(present, entry))
+      differences.push({ path: entry.path, change: 'kind' });
     else if (entry.kind === 'symlink' && present.kind === 'symlink') {
       if (entry.target !== present.target) differences.push({ path: entry.path, change: 'target' });
     } else if (entry.kind === 'file' && present.kind === 'file' && entry.digest !== present.digest)

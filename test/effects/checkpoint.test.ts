@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -184,7 +185,13 @@ describe('checkpoint details', () => {
   it('stops before mutation when a scope cannot be captured exactly, leaving no store behind', async () => {
     const storesBefore = readdirSync(tmpdir()).filter((name) => name.startsWith('loopchart-checkpoint-'));
     mkdirSync(join(work, 'pipes'));
-    execFileSync('mkfifo', [join(work, 'pipes', 'fifo')]);
+    // A socket cannot be recreated by restoring (a FIFO can: see the next test).
+    const socket = join(work, 'pipes', 'sock');
+    execFileSync(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(socket)}, () => process.exit(0))`,
+    ]);
+    expect(lstatSync(socket).isSocket()).toBe(true);
     await expect(createCheckpoint({ worktree: work, scope: ['pipes'] })).rejects.toBeInstanceOf(
       CheckpointUnavailableError,
     );
@@ -199,6 +206,30 @@ describe('checkpoint details', () => {
     }
     const storesAfter = readdirSync(tmpdir()).filter((name) => name.startsWith('loopchart-checkpoint-'));
     expect(storesAfter.filter((name) => !storesBefore.includes(name))).toEqual([]);
+  });
+
+  it('checkpoints a FIFO by type and mode and recreates it when it was removed, replaced or re-moded', async () => {
+    mkdirSync(join(work, 'pipes'));
+    execFileSync('mkfifo', ['-m', '640', join(work, 'pipes', 'fifo')]);
+    const saved = await checkpoint(work, ['pipes']);
+    expect(await saved.verify()).toBe(true);
+    const fifo = join(work, 'pipes', 'fifo');
+    const state = () => {
+      const stats = lstatSync(fifo);
+      return { fifo: stats.isFIFO(), mode: stats.mode & 0o7777 };
+    };
+    rmSync(fifo);
+    writeFileSync(fifo, 'now a file');
+    expect(await saved.diff()).toEqual([{ path: 'pipes/fifo', change: 'kind' }]);
+    expect((await saved.restore()).restored).toBe(true);
+    expect(state()).toEqual({ fifo: true, mode: 0o640 });
+    chmodSync(fifo, 0o600);
+    expect(await saved.diff()).toEqual([{ path: 'pipes/fifo', change: 'mode' }]);
+    expect((await saved.restore()).restored).toBe(true);
+    expect(state()).toEqual({ fifo: true, mode: 0o640 });
+    rmSync(fifo);
+    expect((await saved.restore()).restored).toBe(true);
+    expect(state()).toEqual({ fifo: true, mode: 0o640 });
   });
 
   it('refuses to restore through a scope parent that became a symlink', async () => {

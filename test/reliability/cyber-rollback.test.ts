@@ -109,9 +109,16 @@ function patcher(body: string): { file: string; dir: string } {
   return { file, dir };
 }
 
-const INVARIANT = 'grep -qx fixed src/index/store.txt';
+// Prints the store, so that different wrong contents are different failures.
+const INVARIANT = 'cat src/index/store.txt; grep -qx fixed src/index/store.txt';
 
-async function cyber(root: string, patcherFile: string, scope = 'src/index', budget = '1') {
+async function cyber(
+  root: string,
+  patcherFile: string,
+  scope = 'src/index',
+  budget = '1',
+  extra: string[] = [],
+) {
   const sinks = stringSinks();
   const code = await runCli(
     [
@@ -131,6 +138,7 @@ async function cyber(root: string, patcherFile: string, scope = 'src/index', bud
       '--json',
       '--patcher-timeout',
       '60',
+      ...extra,
     ],
     sinks.io,
   );
@@ -158,6 +166,40 @@ describe('loopchart cyber rollback (issue 10, item 8)', () => {
     expect(run.code).toBe(4);
     expect(run.json.record).toMatchObject({ status: 'non-converged', stopClass: 'budget-exhaustion' });
     expect(existsSync(join(root, 'src/index/pipe'))).toBe(false);
+    expect(treeState(root)).toEqual(before);
+  });
+
+  it('a kept candidate holding a FIFO is checkpointed as the retained state; the FIFO is recreated on revert and removed at the rollback (exit 4)', async () => {
+    const root = makeRepo();
+    const { file, dir } = patcher(
+      [
+        `N=$(wc -l < "CALLS")`,
+        // Candidate 1 makes check-1 pass and leaves a FIFO: kept. Candidate 2 removes the FIFO and
+        // fixes nothing: reverted to the retained state, which must bring the FIFO back, as
+        // candidate 3 records before it fails too. Then the budget is spent.
+        '[ "$N" = 3 ] && [ -p src/index/pipe ] && echo fifo-back >> "REVERTS"',
+        'if [ "$N" = 1 ]; then mkfifo -m 640 src/index/pipe; printf ok > src/index/flag.txt; fi',
+        'if [ "$N" = 2 ]; then rm src/index/pipe; fi',
+        'if [ "$N" != 1 ]; then printf "wrong-$N\\n" > src/index/store.txt; fi',
+      ].join('\n'),
+    );
+    // The script names its own directory's files.
+    const script = readFileSync(file, 'utf8')
+      .replaceAll('CALLS', join(dir, 'calls'))
+      .replaceAll('REVERTS', join(dir, 'reverts'));
+    writeFileSync(file, script);
+    const before = treeState(root);
+    const run = await cyber(root, file, 'src/index', '3', ['--check', 'test -f src/index/flag.txt']);
+    expect(run.code).toBe(4);
+    const record = run.json.record as {
+      status: string;
+      stopClass: string;
+      attempts: { decision: { decision: string } }[];
+    };
+    expect(record.status).toBe('non-converged');
+    expect(record.stopClass).toBe('budget-exhaustion');
+    expect(record.attempts.map((a) => a.decision.decision)).toEqual(['keep', 'revert', 'revert']);
+    expect(readFileSync(join(dir, 'reverts'), 'utf8')).toBe('fifo-back\n');
     expect(treeState(root)).toEqual(before);
   });
 

@@ -5,16 +5,18 @@
 import { fromPromise } from 'xstate';
 import { NotProvidedError } from '../../src/common/errors.js';
 import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
+import type { ReviewRole } from '../../src/gauntlet/review.js';
 import type { ActionRecord, Ledger } from '../../src/gauntlet/types.js';
 import type {
   BoundaryFacts,
   ChildReport,
   CommitRequest,
   DispatchRecovery,
+  FixRoundRequest,
   GateRun,
   LoopSettings,
   RefreshFacts,
-  ReviewResult,
+  ReviewReport,
   WorkspaceFacts,
 } from './context.js';
 
@@ -79,10 +81,21 @@ export const loopActors = {
   discardChanges: fromPromise<{ clean: boolean }, { head: string }>(notProvided('discardChanges')),
   /** Verify step 1: runs the gate set fail-fast; commits gate-produced tracked changes. */
   runGates: fromPromise<GateRun, { ledger: Ledger }>(notProvided('runGates')),
-  /** Verify step 2: whole-diff review (optional; report `ran: false` when there is none). */
-  reviewDiff: fromPromise<ReviewResult, { base: string }>(notProvided('reviewDiff')),
-  /** Verify step 3: conformance review against the spec (optional, like `reviewDiff`). */
-  conformanceReview: fromPromise<ReviewResult, { base: string; specPath: string }>(
-    notProvided('conformanceReview'),
+  /**
+   * Verify steps 2 and 3: dispatches the role's reviewer (docs/review-contract.md) and reports its
+   * validated return with the role's fix rounds and grants read from branch history.
+   */
+  runReview: fromPromise<
+    ReviewReport,
+    { role: ReviewRole; base: string; specPath: string; ledgerPath: string }
+  >(notProvided('runReview')),
+  /**
+   * One fix round: runs the fixer on the review's tasks, then commits the round's durable marker
+   * (`loop: <role> fix round <k>`). Throws when the fixer leaves uncommitted changes.
+   */
+  runFixRound: fromPromise<{ head: string }, FixRoundRequest>(notProvided('runFixRound')),
+  /** Step 5: finishing the branch, a host hook (the default does nothing). */
+  finishBranch: fromPromise<Record<string, never>, { closure: string; head: string }>(
+    notProvided('finishBranch'),
   ),
 };

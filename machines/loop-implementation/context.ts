@@ -5,6 +5,12 @@ import type { Finding } from '../../src/common/finding.js';
 import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
 import type { LoopHistory } from '../../src/gauntlet/history.js';
 import type { HumanStop } from '../../src/gauntlet/human-stop.js';
+import type {
+  ClosureReviewSettings,
+  FixRoundCounts,
+  ReviewReturnResult,
+  ReviewRole,
+} from '../../src/gauntlet/review.js';
 import type { ActionRecord, CommitFact, Ledger, Spec } from '../../src/gauntlet/types.js';
 
 /** What the host passes when it creates the loop actor. */
@@ -108,11 +114,33 @@ export type GateRun =
       readonly tail: string;
     };
 
-/** Outcome of an optional review actor. */
-export interface ReviewResult {
-  /** `false` when the host has no reviewer for this step. */
-  readonly ran: boolean;
-  readonly verdict?: string;
+/**
+ * What `runReview` reports for verify step 2 (whole-diff) or 3 (conformance): the reviewer's
+ * return (validated, or a named miss), the role's fix rounds and grants as branch history records
+ * them, the closureReview settings, the audited HEAD and the fix commits index. `ran: false` when
+ * the host has no reviewer for the role (docs/review-contract.md).
+ */
+export type ReviewReport =
+  | { readonly ran: false; readonly role: ReviewRole }
+  | {
+      readonly ran: true;
+      readonly role: ReviewRole;
+      readonly returned: ReviewReturnResult;
+      readonly counts: FixRoundCounts;
+      readonly settings: ClosureReviewSettings;
+      /** Full SHA of the HEAD the reviewer audited. */
+      readonly head: string;
+      /** Every fix round's commits since base (the closure's fix commits index). */
+      readonly fixCommits: readonly string[];
+    };
+
+/** What a fix round asks of the host: run the fixer on the review's tasks, then record the round. */
+export interface FixRoundRequest {
+  readonly role: ReviewRole;
+  /** 1-based round number (used + 1). */
+  readonly round: number;
+  /** The fix tasks (and, for conformance, `G<n>: <text>` of each open gap). */
+  readonly tasks: readonly string[];
 }
 
 /** Events a person sends at a human stop. Each stop state accepts only the offers of its menu. */
@@ -168,8 +196,12 @@ export interface LoopContext {
   readonly problem: { readonly message: string; readonly findings: readonly Finding[] } | null;
   /** The last failed gate run (verify). */
   readonly gateFailure: Extract<GateRun, { passed: false }> | null;
-  /** Reviews run in verify steps 2 and 3. */
-  readonly reviews: readonly { readonly step: string; readonly result: ReviewResult }[];
+  /** The last review report of verify step 2 or 3. */
+  readonly review: ReviewReport | null;
+  /** Final SHIP `Minor` lines of the whole-diff review (carried to the closure). */
+  readonly minors: readonly string[];
+  /** The `## Closure / conformance` block, once verify closed on CONFORMS. */
+  readonly closure: string | null;
   /** The human choice being committed (computed when the stop accepted the event). */
   readonly pendingChoice: CommitRequest | null;
   /** Full SHA of HEAD as last read. */

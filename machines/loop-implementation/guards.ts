@@ -5,6 +5,7 @@
 
 import { verificationRepairAllowed } from '../../src/gauntlet/verify.js';
 import type { DispatchRecovery, GateRun, HumanEvent, LoopContext } from './context.js';
+import { reviewGuards } from './review-guards.js';
 import {
   beforeImageMissing,
   choiceApplies,
@@ -85,4 +86,6 @@ export const loopGuards = {
   reopensRow: ({ context, event }: GuardArgs) =>
     event.type === 'human.amend' && event.amendment.kind === 'reopen' && choiceApplies(context, event),
   choiceApplies: ({ context, event }: GuardArgs) => choiceApplies(context, event),
+  // verify steps 2-4: reviews, fix rounds, funding (review-guards.ts)
+  ...reviewGuards,
 };

@@ -69,6 +69,18 @@ export const humanStopRegion = loopSetup.createStateConfig({
         'human.stop': { target: '#loop-implementation.stopped' },
       },
     },
+    reviewMiss: {
+      description: 'Stopped: the <role> review return was rejected (a named miss)',
+      on: { 'human.stop': { target: '#loop-implementation.stopped' } },
+    },
+    reviewCap: {
+      description: 'Stopped: whole-diff review answers REVISE at the fix-round cap',
+      on: { 'human.stop': { target: '#loop-implementation.stopped' } },
+    },
+    conformanceStep6: {
+      description: 'gauntlet: gate=verification-before-completion/step-6 (GAPS at the cap, unfunded)',
+      on: { 'human.stop': { target: '#loop-implementation.stopped' } },
+    },
     reopenedDuringVerify: {
       description: 'Stopped: row <n> reopened by amendment during verify',
       on: {

@@ -24,6 +24,7 @@ export type {
   ChildReport,
   CommitRequest,
   DispatchRecovery,
+  FixRoundRequest,
   GateRun,
   HumanEvent,
   LoopContext,
@@ -31,7 +32,7 @@ export type {
   LoopSettings,
   NoticeEvent,
   RefreshFacts,
-  ReviewResult,
+  ReviewReport,
   WorkspaceFacts,
 } from './context.js';
 export { returnOutcomeOf, rulesOutcome, verificationOutcomeOf } from './views.js';
@@ -64,7 +65,9 @@ export const loopImplementationMachine = loopSetup.createMachine({
     stopLedger: null,
     problem: null,
     gateFailure: null,
-    reviews: [],
+    review: null,
+    minors: [],
+    closure: null,
     pendingChoice: null,
     head: null,
     error: null,

@@ -17,6 +17,7 @@ import type {
   NoticeEvent,
 } from './context.js';
 import { loopGuards } from './guards.js';
+import { reportOf } from './review-guards.js';
 import { choiceEdit, describeError, ruleStop, rules } from './views.js';
 
 /** The one setup every region's state config is typed against. */
@@ -97,6 +98,8 @@ export const loopSetup = setup({
     }),
     /** Computes the ledger (and spec) edit of the accepted human choice. */
     keepChoice: assign({ pendingChoice: ({ context, event }) => choiceEdit(context, event) }),
+    /** Keeps the review report that just arrived (verify steps 2-3). */
+    keepReview: assign({ review: ({ event }) => reportOf(event) }),
     /** Keeps the message of an effect that failed unexpectedly (the run ends in `failed`). */
     storeError: assign({
       error: ({ event }) => describeError((event as unknown as { error?: unknown }).error),

@@ -6,6 +6,7 @@ import { type DispatchPlan, planDispatch } from '../../src/gauntlet/dispatch.js'
 import type { VerificationProblem } from '../../src/gauntlet/human-stop.js';
 import { verificationRepairMarker } from '../../src/gauntlet/repair.js';
 import type { LoopContext } from './context.js';
+import { closingState, conformanceReviewState, wholeDiffReviewState } from './reviews.js';
 import { loopSetup } from './setup.js';
 import {
   dispatchInput,
@@ -40,6 +41,11 @@ export const verifyRegion = loopSetup.createStateConfig({
         src: 'runGates',
         input: ({ context }) => ({ ledger: headLedger(context) }),
         onDone: [
+          {
+            guard: 'gatesPassedInConformance',
+            target: 'conformance',
+            description: 'every gate passed after a conformance fix round: re-review conformance',
+          },
           { guard: 'gatesPassed', target: 'review', description: 'every gate passed' },
           {
             guard: 'verificationRepairAllowed',
@@ -204,41 +210,8 @@ export const verifyRegion = loopSetup.createStateConfig({
         },
       },
     },
-    review: {
-      description: 'Step 2: whole-diff review (optional host actor)',
-      invoke: {
-        id: 'reviewDiff',
-        src: 'reviewDiff',
-        input: ({ context }) => ({ base: headLedger(context).base }),
-        onDone: {
-          target: 'conformance',
-          actions: assign({
-            reviews: ({ context, event }) => [
-              ...context.reviews,
-              { step: 'whole-diff review', result: event.output },
-            ],
-          }),
-        },
-        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
-      },
-    },
-    conformance: {
-      description: 'Step 3: conformance review against the spec (optional host actor)',
-      invoke: {
-        id: 'conformanceReview',
-        src: 'conformanceReview',
-        input: ({ context }) => ({ base: headLedger(context).base, specPath: context.input.specPath }),
-        onDone: {
-          target: '#loop-implementation.finished',
-          actions: assign({
-            reviews: ({ context, event }) => [
-              ...context.reviews,
-              { step: 'conformance review', result: event.output },
-            ],
-          }),
-        },
-        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
-      },
-    },
+    review: wholeDiffReviewState,
+    conformance: conformanceReviewState,
+    closing: closingState,
   },
 });

@@ -16,6 +16,8 @@ import { terminalSafeIo } from './terminal-safe-io.js';
 
 /** Environment variable read for `--impl-model` when the option is absent. */
 export const IMPL_MODEL_VARIABLE = 'LOOPCHART_IMPL_MODEL';
+/** Environment variable read for `--main-model` when the option is absent. */
+export const MAIN_MODEL_VARIABLE = 'LOOPCHART_MAIN_MODEL';
 
 const OPTIONS = {
   worktree: { type: 'string' },
@@ -29,6 +31,10 @@ const OPTIONS = {
   allowance: { type: 'string' },
   'escalate-after': { type: 'string' },
   'impl-model': { type: 'string' },
+  'main-model': { type: 'string' },
+  reviewer: { type: 'string' },
+  'conformance-reviewer': { type: 'string' },
+  'max-fix-rounds': { type: 'string' },
   'silence-timeout': { type: 'string' },
   timeout: { type: 'string' },
   transcript: { type: 'string' },
@@ -49,6 +55,13 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --allowance <n>           allowance of a fresh ledger (default 4)
   --escalate-after <n>      loopEngine.escalateAfter (default 2)
   --impl-model <model>      escalationLoop.implModel (default: $LOOPCHART_IMPL_MODEL)
+  --main-model <model>      the main-loop model, used when no impl model is set
+                            (default: $LOOPCHART_MAIN_MODEL)
+  --reviewer "<command>"    verify step 2 whole-diff reviewer (docs/review-contract.md)
+  --conformance-reviewer "<command>"
+                            verify step 3 conformance reviewer; verify then finishes only
+                            on CONFORMS, printing the closure block (GAPS never exits 0)
+  --max-fix-rounds <n>      closureReview.maxFixRounds (default 5; negatives count as 0)
   --silence-timeout <s>     kill a child silent this long (default 600)
   --timeout <s>             kill a child running this long (default 3600)
   --transcript <path>       the run transcript (default: <git dir>/loopchart/transcript.jsonl)
@@ -78,6 +91,11 @@ export function runOptionsFromArgs(
   const seconds = (name: 'silence-timeout' | 'timeout', value: string | undefined) =>
     value === undefined ? undefined : integerOption('run', name, value, 0, 1) * 1000;
   const implModel = values['impl-model'] ?? env[IMPL_MODEL_VARIABLE] ?? null;
+  const mainModel = values['main-model'] ?? env[MAIN_MODEL_VARIABLE] ?? null;
+  const maxFixRounds =
+    values['max-fix-rounds'] === undefined
+      ? undefined
+      : integerOption('run', 'max-fix-rounds', values['max-fix-rounds'], 0, 0);
   const agent = values.help
     ? null
     : agentChoice(
@@ -109,8 +127,14 @@ export function runOptionsFromArgs(
     ...(values.verification === undefined ? {} : { verification: values.verification }),
     ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
     ...(values.answer === undefined ? {} : { answer: values.answer }),
+    ...(values.reviewer === undefined ? {} : { reviewer: values.reviewer }),
+    ...(values['conformance-reviewer'] === undefined
+      ? {}
+      : { conformanceReviewer: values['conformance-reviewer'] }),
     settings: {
       implModel,
+      mainModel,
+      ...(maxFixRounds === undefined ? {} : { maxFixRounds }),
       ...(allowance === undefined ? {} : { allowance }),
       ...(escalateAfter === undefined ? {} : { escalateAfter }),
       ...(silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs }),
@@ -164,6 +188,7 @@ export function runResultJson(command: string, result: LoopRunResult): Record<st
             decisions: result.ledger.decisions,
           },
     notices: result.notices,
+    ...(result.closure === undefined ? {} : { closure: result.closure }),
     ...(result.answered === undefined ? {} : { answered: result.answered }),
   };
 }
@@ -179,8 +204,9 @@ export function reportRun(io: CliIo, result: LoopRunResult, json: boolean): void
     const rows = result.ledger?.rows ?? [];
     const count = (status: string) => rows.filter((row) => row.status === status).length;
     io.stdout.write(
-      `finished: ${count('done')} rows done, ${count('cut')} cut, ${result.ledger?.iterations ?? 0} iterations; verification passed\n`,
+      `finished: ${count('done')} rows done, ${count('cut')} cut, ${result.ledger?.iterations ?? 0} iterations; verification passed${result.closure === undefined ? '; no conformance reviewer: closure not audited' : ''}\n`,
     );
+    if (result.closure !== undefined) io.stdout.write(result.closure);
   } else {
     if (result.stopText !== undefined) io.stdout.write(result.stopText);
     io.stderr.write(`loopchart: ${result.message ?? result.status}\n`);

@@ -13,6 +13,7 @@ import { effectiveAllowance } from './allowance.js';
 import { parseDecision } from './decisions.js';
 import { isEscalationSpent } from './escalation.js';
 import { isCutDispositionText } from './repair.js';
+import { capBlockText, type ReviewRole, STEP6_LINE } from './review.js';
 import type { Ledger } from './types.js';
 import { BOUND_SPENT_RECOMMENDATION, outOfScopeEntry, unreachableDisposition } from './unreachable.js';
 
@@ -68,7 +69,27 @@ export type HumanStop =
   /** An approved amendment re-bounded a done row while verify was active (VF9). */
   | { readonly kind: 'reopened-during-verify'; readonly row: number }
   /** A configuration error (missing `allowance:`, unresolvable settings, ...); `message` is verbatim. */
-  | { readonly kind: 'configuration-error'; readonly message: string };
+  | { readonly kind: 'configuration-error'; readonly message: string }
+  /** Verify step 2 or 3: the reviewer's return is missing or malformed (a named miss). */
+  | { readonly kind: 'review-miss'; readonly role: ReviewRole; readonly miss: string }
+  /** Verify step 2: the whole-diff review still answers REVISE with its fix rounds used. */
+  | {
+      readonly kind: 'review-cap';
+      readonly used: number;
+      readonly cap: number;
+      readonly tasks: readonly string[];
+    }
+  /**
+   * Verify step 3: GAPS at the fix-round cap without funding (conformance-check step 6); the
+   * first line is `gauntlet: gate=verification-before-completion/step-6`.
+   */
+  | {
+      readonly kind: 'conformance-step6';
+      readonly used: number;
+      readonly cap: number;
+      /** `G<n>: <text>` of each open gap. */
+      readonly openGaps: readonly string[];
+    };
 
 /** The name of a stop kind. */
 export type HumanStopKind = HumanStop['kind'];
@@ -145,6 +166,9 @@ const OFFERS: Readonly<Record<HumanStopKind, readonly MenuOfferKind[]>> = {
   'verification-failed': ['amend', 'stop'],
   'reopened-during-verify': ['return', 'stop'],
   'configuration-error': ['stop'],
+  'review-miss': ['stop'],
+  'review-cap': ['stop'],
+  'conformance-step6': ['stop'],
 };
 
 /** A stop that cannot be rendered as asked (a row stop without a ledger). */
@@ -207,7 +231,9 @@ export function menuFor(stop: HumanStop): readonly MenuOffer[] {
 export function renderHumanStop(stop: HumanStop, ledger: Ledger | null): string {
   if (ledger === null && stop.kind !== 'configuration-error')
     throw new HumanStopError(`a ${stop.kind} stop needs the ledger to list its rows`);
-  const lines: string[] = [QUESTION_LINE, header(stop)];
+  const lines: string[] = [stop.kind === 'conformance-step6' ? STEP6_LINE : QUESTION_LINE, header(stop)];
+  if (stop.kind === 'review-cap' || stop.kind === 'conformance-step6')
+    lines.push(capBlockText(stop.used, stop.cap));
   if (stop.kind === 'seed-exhaustion' && ledger !== null)
     lines.push(`seed: ${stop.seedRepairs} of ${ledger.allowance}`);
   if (stop.kind === 'verification-failed' && ledger !== null)
@@ -463,6 +489,12 @@ function header(stop: HumanStop): string {
       return `Stopped: row ${stop.row} reopened by amendment during verify`;
     case 'configuration-error':
       return 'Stopped: configuration error';
+    case 'review-miss':
+      return `Stopped: the ${stop.role} review return was rejected`;
+    case 'review-cap':
+      return 'Stopped: whole-diff review answers REVISE at the fix-round cap';
+    case 'conformance-step6':
+      return 'Stopped: conformance review answers GAPS at the fix-round cap';
   }
 }
 
@@ -492,6 +524,15 @@ function problemLines(stop: HumanStop, ledger: Ledger | null): string[] {
       return [`Problem: ${singleLine(stop.detail)}`];
     case 'configuration-error':
       return [`Problem: ${singleLine(stop.message)}`];
+    case 'review-miss':
+      return [`Problem: ${singleLine(stop.miss)}`];
+    case 'review-cap':
+      return [`Problem: ${stop.tasks.map(singleLine).join(' / ')}`];
+    case 'conformance-step6':
+      return [
+        `Problem: ${stop.openGaps.map(singleLine).join(' / ')}`,
+        'Fund more rounds explicitly: raise closureReview.maxFixRounds (--max-fix-rounds) and run again.',
+      ];
     case 'verification-failed': {
       const problem = stop.problem;
       if (problem.kind === 'missing-model') return [MISSING_MODEL_PROBLEM];

@@ -115,6 +115,30 @@ export type Behaviour = z.infer<typeof behaviourSchema>;
 
 const TARGET_KEY = /^(seed|verify|[1-9]\d*)$/;
 
+/**
+ * One scripted review return: the JSON the reviewer writes (docs/review-contract.md), or `raw`
+ * text written as is (to play a malformed return).
+ */
+export const scriptedReviewSchema = z.union([
+  z.object({ raw: z.string() }).strict().describe('write this text as the return, unvalidated'),
+  z
+    .object({
+      verdict: z.enum(['SHIP', 'REVISE', 'CONFORMS', 'GAPS']),
+      minors: z.array(z.string()).optional(),
+      fixTasks: z.array(z.string()).optional(),
+      openGaps: z.array(z.object({ id: z.string(), text: z.string() })).optional(),
+      happyPath: z.string().optional(),
+    })
+    .strict()
+    .describe('a review return; the role is added from the task'),
+]);
+
+/** One scripted fix round: files to write and commit (default: one note file per round). */
+export const scriptedFixSchema = z
+  .object({ files: z.record(z.string(), z.string()).optional() })
+  .strict()
+  .describe('a fix round: write these files and commit them');
+
 /** Schema of a scripted child's script file. */
 export const scriptSchema = z
   .object({
@@ -134,6 +158,26 @@ export const scriptSchema = z
             message: `"${key}" is not a target: use seed, verify or a row number`,
           });
     }),
+    /**
+     * Review returns per reviewer role (`whole-diff`, `conformance`), in order. Entry k answers the
+     * review after k fix rounds of that role (read from the task, i.e. from branch history); the
+     * last entry repeats. A role without entries makes the reviewer fail (a named review miss).
+     */
+    reviews: z
+      .object({
+        'whole-diff': z.array(scriptedReviewSchema).min(1).optional(),
+        conformance: z.array(scriptedReviewSchema).min(1).optional(),
+      })
+      .strict()
+      .optional(),
+    /** Fix rounds per role, in round order; the last entry repeats. */
+    fixes: z
+      .object({
+        'whole-diff': z.array(scriptedFixSchema).min(1).optional(),
+        conformance: z.array(scriptedFixSchema).min(1).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .describe('loopchart scripted child script');
 

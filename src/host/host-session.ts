@@ -8,7 +8,6 @@
  * one run (commits are immutable, so a parsed ledger per commit is cached by its SHA).
  */
 
-import type { ReviewResult } from '../../machines/loop-implementation/index.js';
 import { LoopchartError } from '../common/errors.js';
 import type { GitPort } from '../effects/git.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
@@ -24,11 +23,8 @@ export const DEFAULT_CHILD_TIMEOUT_MS = 3_600_000;
 /** Default wait between TERM and KILL when a child or job is stopped. */
 export const DEFAULT_KILL_GRACE_MS = 10_000;
 
-/** A host hook for one of the optional verify reviews. */
-export type ReviewHook = (input: {
-  readonly base: string;
-  readonly specPath?: string;
-}) => Promise<ReviewResult>;
+/** The step-5 hook: called with the closure block once verify closed on CONFORMS. */
+export type FinishBranchHook = (input: { readonly closure: string; readonly head: string }) => Promise<void>;
 
 /** Options of one run that the actors read. */
 export interface HostOptions {
@@ -53,10 +49,14 @@ export interface HostOptions {
   readonly killGraceMs: number;
   /** Extra environment for the child (on top of this process's and the LOOPCHART_* variables). */
   readonly childEnv?: Readonly<Record<string, string>>;
-  /** Verify step 2 hook; without it the review reports `ran: false`. */
-  readonly reviewDiff?: ReviewHook;
-  /** Verify step 3 hook; without it the review reports `ran: false`. */
-  readonly conformanceReview?: ReviewHook;
+  /** Verify step 2 reviewer command (docs/review-contract.md); without it step 2 does not run. */
+  readonly reviewer?: string | null;
+  /** Verify step 3 reviewer command; without it verify ends unaudited, with no closure block. */
+  readonly conformanceReviewer?: string | null;
+  /** `closureReview` settings (raw; normalized by the review actor). */
+  readonly closureReview?: { readonly maxFixRounds?: unknown; readonly enforce?: boolean };
+  /** Step 5 (finishing the branch): a host hook; nothing by default. */
+  readonly finishBranch?: FinishBranchHook;
   /**
    * Called after every side effect the host completes, with its name and running count. The CLI's
    * crash hook (LOOPCHART_CRASH_AFTER) uses it; it must not throw.

@@ -18,9 +18,10 @@ import {
   discardChangesActor,
   resetCheckoutActor,
 } from './recovery-actors.js';
+import { finishBranchActor, runFixRoundActor, runReviewActor } from './review-actors.js';
 import { resolveImplModelActor, resolveSettingsActor } from './settings-actors.js';
 import { stateFilesOf } from './state-files.js';
-import { conformanceReviewActor, reviewDiffActor, runGatesActor } from './verify-actors.js';
+import { runGatesActor } from './verify-actors.js';
 import {
   commitLedgerActor,
   inspectWorkspaceActor,
@@ -80,7 +81,8 @@ export function createLoopActors(session: HostSession) {
     finishDispatch: finishDispatchActor(session),
     discardChanges: discardChangesActor(session),
     runGates: runGatesActor(session),
-    reviewDiff: reviewDiffActor(session),
-    conformanceReview: conformanceReviewActor(session),
+    runReview: runReviewActor(session),
+    runFixRound: runFixRoundActor(session),
+    finishBranch: finishBranchActor(session),
   };
 }

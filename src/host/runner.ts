@@ -14,7 +14,6 @@ import {
   type HumanEvent,
   type LoopContext,
   loopImplementationMachine,
-  type ReviewResult,
 } from '../../machines/loop-implementation/index.js';
 import { InputError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
@@ -27,6 +26,7 @@ import {
   renderHumanStop,
 } from '../gauntlet/human-stop.js';
 import { parseLedger } from '../gauntlet/ledger.js';
+import { effectiveImplModel } from '../gauntlet/model-fallback.js';
 import { DEFAULT_ALLOWANCE } from '../gauntlet/seed.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { recoverCommitIntent } from './commit-journal.js';
@@ -57,8 +57,17 @@ export interface LoopRunnerSettings {
   readonly allowance?: number;
   /** `loopEngine.escalateAfter` (default 2). */
   readonly escalateAfter?: number;
-  /** `escalationLoop.implModel`; without it an escalated round stops with the missing-model stop. */
+  /**
+   * `escalationLoop.implModel`; when unset, `mainModel` is used. Without either an escalated round
+   * or a verification repair stops with the missing-model stop.
+   */
   readonly implModel?: string | null;
+  /** The main-loop model: the fallback of `implModel` (§3.21). */
+  readonly mainModel?: string | null;
+  /** `closureReview.maxFixRounds` (default 5; negatives floor at 0; non-integers give 5). */
+  readonly maxFixRounds?: unknown;
+  /** `closureReview.enforce` (default true). */
+  readonly enforceClosureCap?: boolean;
   /** Kill a child that printed nothing for this long (default 600 000 ms). */
   readonly silenceTimeoutMs?: number;
   /** Kill a child that runs longer than this (default 3 600 000 ms). */
@@ -95,10 +104,15 @@ export interface LoopRunnerOptions {
   readonly onNotice?: (text: string) => void;
   /** Progress lines (current row, attempt, iteration, elapsed time). */
   readonly onProgress?: (line: string) => void;
-  /** Verify step 2 hook (whole-diff review). */
-  readonly reviewDiff?: (input: { base: string }) => Promise<ReviewResult>;
-  /** Verify step 3 hook (conformance review). */
-  readonly conformanceReview?: (input: { base: string; specPath?: string }) => Promise<ReviewResult>;
+  /** Verify step 2 reviewer command (docs/review-contract.md); without it step 2 does not run. */
+  readonly reviewer?: string;
+  /**
+   * Verify step 3 reviewer command. Without it verify ends `finished` unaudited (no closure block);
+   * with it verify finishes only on CONFORMS.
+   */
+  readonly conformanceReviewer?: string;
+  /** Step 5 (finishing the branch): called with the closure block once verify closed. */
+  readonly finishBranch?: (input: { readonly closure: string; readonly head: string }) => Promise<void>;
   /** Called after every side effect (see crash-hook.ts for the test hook built on it). */
   readonly onSideEffect?: (name: string, count: number) => void;
   /** Extra environment for the child. */
@@ -141,6 +155,8 @@ export interface LoopRunResult {
   readonly rejection?: HumanReplyRejection;
   /** Notices printed during the run. */
   readonly notices: readonly string[];
+  /** The `## Closure / conformance` block, when verify closed on CONFORMS. */
+  readonly closure?: string;
   /** Side effects the run completed. */
   readonly sideEffects: number;
   /** Git processes the run's git port spawned (benchmarks report them per iteration). */
@@ -233,13 +249,20 @@ async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
     gates: options.gates ?? [],
     allowance: settings.allowance ?? DEFAULT_ALLOWANCE,
     escalateAfter: settings.escalateAfter ?? DEFAULT_ESCALATE_AFTER,
-    implModel: settings.implModel ?? null,
+    implModel: effectiveImplModel(settings.implModel, settings.mainModel),
     silenceTimeoutMs: settings.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS,
     timeoutMs: settings.timeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS,
     killGraceMs: settings.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     ...(options.childEnv === undefined ? {} : { childEnv: options.childEnv }),
-    ...(options.reviewDiff === undefined ? {} : { reviewDiff: options.reviewDiff }),
-    ...(options.conformanceReview === undefined ? {} : { conformanceReview: options.conformanceReview }),
+    ...(options.reviewer === undefined ? {} : { reviewer: options.reviewer }),
+    ...(options.conformanceReviewer === undefined
+      ? {}
+      : { conformanceReviewer: options.conformanceReviewer }),
+    ...(options.finishBranch === undefined ? {} : { finishBranch: options.finishBranch }),
+    closureReview: {
+      maxFixRounds: settings.maxFixRounds,
+      ...(settings.enforceClosureCap === undefined ? {} : { enforce: settings.enforceClosureCap }),
+    },
     ...(options.onSideEffect === undefined ? {} : { onSideEffect: options.onSideEffect }),
     ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
   };
@@ -374,7 +397,14 @@ async function drive(
         };
         const extra = answered === undefined ? {} : { answered };
         if (state === 'finished')
-          return { ...common, ...extra, status: 'finished', exitCode: 0, findings: [] };
+          return {
+            ...common,
+            ...extra,
+            status: 'finished',
+            exitCode: 0,
+            findings: [],
+            ...(context.closure === null ? {} : { closure: context.closure }),
+          };
         if (state === 'stopped')
           return {
             ...common,

@@ -21,6 +21,7 @@ import type { ChildTask } from '../gauntlet/dispatch.js';
 import { parseLedger, serializeLedger } from '../gauntlet/ledger.js';
 import { CHILD_ENV } from './child-environment.js';
 import type { Behaviour, ChildScript } from './child-script.js';
+import { REVIEW_ENV } from './review-actors.js';
 import { scriptedCommit } from './scripted-return.js';
 
 /** Where the scripted child writes its log lines (its stdout, which the host logs). */
@@ -111,6 +112,9 @@ export async function runScriptedChild(
   env: Readonly<Record<string, string | undefined>> = process.env,
   log: ChildLog = (line) => process.stdout.write(`${line}\n`),
 ): Promise<number> {
+  const role = env[REVIEW_ENV.role];
+  if (role === 'whole-diff' || role === 'conformance') return runScriptedReviewer(script, env, log);
+  if (role === 'fix') return runScriptedFixer(script, env, log);
   const files = readTaskEnvironment(env);
   log(`scripted child: reading ${files.task}`);
   const taskText = await readFileIfExists(files.task);
@@ -183,4 +187,68 @@ export async function runScriptedChild(
     log(`scripted child: returned ${status}`);
   }
   return behaviour.exitCode ?? 0;
+}
+
+/**
+ * The scripted child in a reviewer role (`LOOPCHART_ROLE` `whole-diff` or `conformance`): writes
+ * the script's review return for the number of fix rounds the task reports, changing nothing.
+ *
+ * @throws InputError when the script has no reviews for the role or the task is unreadable
+ */
+export async function runScriptedReviewer(
+  script: ChildScript,
+  env: Readonly<Record<string, string | undefined>>,
+  log: ChildLog,
+): Promise<number> {
+  const taskPath = env[REVIEW_ENV.task];
+  const returnFile = env[REVIEW_ENV.return];
+  const role = env[REVIEW_ENV.role];
+  if (!taskPath || !returnFile || (role !== 'whole-diff' && role !== 'conformance'))
+    throw new InputError(
+      'child.environment',
+      'a scripted reviewer needs LOOPCHART_REVIEW_TASK, _RETURN and _ROLE',
+    );
+  const text = await readFileIfExists(taskPath);
+  if (text === null) throw new InputError('child.task', `the review task ${taskPath} does not exist`);
+  const task = JSON.parse(text) as { fixRoundsUsed?: number };
+  const list = script.reviews?.[role];
+  if (list === undefined) throw new InputError('script.review', `the script has no reviews for role ${role}`);
+  const used = task.fixRoundsUsed ?? 0;
+  const entry = list[Math.min(used, list.length - 1)] as (typeof list)[number];
+  const body = 'raw' in entry ? entry.raw : `${JSON.stringify({ role, ...entry })}\n`;
+  await writeFileAtomic(returnFile, body);
+  log(
+    `scripted reviewer: ${role} review after ${used} fix round(s): ${'raw' in entry ? 'raw text' : entry.verdict}`,
+  );
+  return 0;
+}
+
+/**
+ * The scripted child in the fixer role (`LOOPCHART_ROLE=fix`): writes the round's files (or one
+ * note file) and commits them, leaving the ledger alone.
+ */
+export async function runScriptedFixer(
+  script: ChildScript,
+  env: Readonly<Record<string, string | undefined>>,
+  log: ChildLog,
+): Promise<number> {
+  const taskPath = env[REVIEW_ENV.fixTask];
+  if (!taskPath) throw new InputError('child.environment', 'a scripted fixer needs LOOPCHART_FIX_TASK');
+  const text = await readFileIfExists(taskPath);
+  if (text === null) throw new InputError('child.task', `the fix task ${taskPath} does not exist`);
+  const task = JSON.parse(text) as { review: 'whole-diff' | 'conformance'; round: number; worktree: string };
+  const list = script.fixes?.[task.review];
+  const entry = list?.[Math.min(task.round - 1, list.length - 1)];
+  const files = entry?.files ?? {
+    [`fixes/${task.review}-round-${task.round}.txt`]: `fix round ${task.round}\n`,
+  };
+  for (const [path, content] of Object.entries(files)) await writeInWorktree(task.worktree, path, content);
+  const git = createGitPort(task.worktree);
+  await git.commitFiles({
+    paths: Object.keys(files),
+    subject: `fix: ${task.review} review, round ${task.round}`,
+    body: '',
+  });
+  log(`scripted fixer: ${task.review} round ${task.round} committed`);
+  return 0;
 }

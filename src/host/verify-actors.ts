@@ -1,9 +1,9 @@
 /**
  * Host actors of After the loop (gauntlet-protocol §3.18): `runGates` (verify step 1's gate set)
- * and the two optional reviews (steps 2 and 3), which a host supplies as hooks.
+ * (the reviews of steps 2-5 are in review-actors.ts).
  */
 import { fromPromise } from 'xstate';
-import type { GateRun, ReviewResult } from '../../machines/loop-implementation/index.js';
+import type { GateRun } from '../../machines/loop-implementation/index.js';
 import { createLogDir, type Gate, runGateSet } from '../effects/gates.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
@@ -65,21 +65,5 @@ export function runGatesActor(session: HostSession) {
     session.lastGateFailure = null;
     completedSideEffect(session, 'runGates');
     return { passed: true };
-  });
-}
-
-/** `reviewDiff` (verify step 2): the host's hook, or `{ ran: false }`. */
-export function reviewDiffActor(session: HostSession) {
-  return fromPromise<ReviewResult, { base: string }>(async ({ input }) => {
-    const hook = session.options.reviewDiff;
-    return hook === undefined ? { ran: false } : hook({ base: input.base });
-  });
-}
-
-/** `conformanceReview` (verify step 3): the host's hook, or `{ ran: false }`. */
-export function conformanceReviewActor(session: HostSession) {
-  return fromPromise<ReviewResult, { base: string; specPath: string }>(async ({ input }) => {
-    const hook = session.options.conformanceReview;
-    return hook === undefined ? { ran: false } : hook({ base: input.base, specPath: input.specPath });
   });
 }

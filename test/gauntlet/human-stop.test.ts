@@ -301,6 +301,10 @@ describe('menuFor', () => {
       'verification-failed': ['amend', 'stop'],
       'reopened-during-verify': ['return', 'stop'],
       'configuration-error': ['stop'],
+      // Verify steps 2-3 (test/gauntlet/review-stops.test.ts): the step-6 ask and the review stops.
+      'review-miss': ['stop'],
+      'review-cap': ['stop'],
+      'conformance-step6': ['stop'],
     };
     for (const stop of ALL_KINDS) {
       const menu = menuFor(stop);

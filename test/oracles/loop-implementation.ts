@@ -27,6 +27,13 @@ import {
   referenceTable,
   type TableAnswer,
 } from './ordered-table.js';
+import {
+  checkReviewInvocation,
+  checkReviewStep,
+  checkStep6Lines,
+  REVIEW_STOP_HEADERS,
+  REVIEW_STOP_OFFERS,
+} from './reviews.js';
 
 /** The parts of the loop's context the oracle reads (plain data; kept structural on purpose). */
 interface Row extends RefRow {}
@@ -93,6 +100,7 @@ const OFFERS: Record<string, readonly string[]> = {
   commitBoundary: ['human.discard', 'human.stop'],
   verificationFailed: ['human.amend', 'human.stop'],
   reopenedDuringVerify: ['human.return', 'human.stop'],
+  ...REVIEW_STOP_OFFERS,
 };
 
 /** Effects whose failure the protocol routes somewhere other than the failed end. */
@@ -228,8 +236,11 @@ export function checkLoopStep(
 
   // 3. The effect this step started gets the input the protocol prescribes.
   for (const invocation of context.invocations.slice(previous)) {
+    if (checkReviewInvocation(oracle, step, invocation, c, context)) continue;
     checkInvocation(oracle, step, invocation, c, table?.answer ?? null, context);
   }
+  // 3b. Verify steps 2-3: where a review verdict leads (./reviews.ts).
+  checkReviewStep(oracle, step, leaf, snapshot.status, c);
 
   // 4. Human stops: text and menu.
   const stopNode = snapshot._nodes.find((node) => node.parent?.key === 'humanStop');
@@ -274,9 +285,11 @@ export function checkLoopStep(
   if (snapshot.status === 'done' && leaf === 'finished')
     oracle.same(
       step,
-      'finishing after the conformance review',
-      step.event.type,
-      'xstate.done.actor.conformanceReview',
+      'finishing after closure (step 5) or without a conformance reviewer',
+      step.event.type === 'xstate.done.actor.finishBranch' ||
+        (step.event.type === 'xstate.done.actor.conformanceReview' &&
+          (step.event.output as { ran?: boolean }).ran === false),
+      true,
     );
 }
 
@@ -738,7 +751,9 @@ function checkStop(oracle: Oracle, step: PathStep, stopNode: AnyStateNode, c: Co
   if (stop === null) return oracle.same(step, `stop held at ${stopNode.key}`, stop, 'a stop');
   const lines = renderHumanStop(stop as never, c.stopLedger as never).split('\n');
   const expected = expectedStopLines(stop, c.stopLedger);
-  oracle.same(step, 'first line of a stop', lines[0], QUESTION);
+  if (stop.kind === 'conformance-step6')
+    checkStep6Lines(oracle, step, lines, stop as { used?: unknown; cap?: unknown });
+  else oracle.same(step, 'first line of a stop', lines[0], QUESTION);
   oracle.matches(step, `header of ${stop.kind}`, lines[1] ?? '', expected.header);
   const rowLines = lines.filter((l) => /^row \d+: \d+ of \d+$/.test(l));
   oracle.same(step, 'row lines with effective allowances', rowLines, expected.rows);
@@ -746,7 +761,12 @@ function checkStop(oracle: Oracle, step: PathStep, stopNode: AnyStateNode, c: Co
     step,
     'preservation sentence after the row lines',
     lines[lines.indexOf(PRESERVE) - 1],
-    rowLines.at(-1) ?? lines[stop.kind === 'seed-exhaustion' || stop.kind === 'verification-failed' ? 2 : 1],
+    rowLines.at(-1) ??
+      lines[
+        ['seed-exhaustion', 'verification-failed', 'review-cap', 'conformance-step6'].includes(stop.kind)
+          ? 2
+          : 1
+      ],
   );
   if (stop.kind === 'bound-spent')
     oracle.same(
@@ -787,6 +807,7 @@ export function expectedStopLines(
     'reopened-during-verify': new RegExp(
       `^Stopped: row ${String(stop.row)} reopened by amendment during verify$`,
     ),
+    ...REVIEW_STOP_HEADERS,
   };
   return { header: header[stop.kind] ?? /^unknown stop kind$/, rows };
 }

@@ -191,9 +191,97 @@ const actorIds = [
   'dispatchRepairChild',
   'readRepairBoundary',
   'commitVerificationMarker',
-  'reviewDiff',
+  'wholeDiffReview',
+  'wholeDiffFixRound',
   'conformanceReview',
+  'commitGrant',
+  'conformanceFixRound',
+  'finishBranch',
 ] as const;
+
+/** A review report of the model: the reviewer's return with the role's counts from history. */
+function reviewReport(
+  role: 'whole-diff' | 'conformance',
+  returned: JsonValue,
+  used: number,
+  granted = 0,
+  enforce = true,
+): EventPayload {
+  return {
+    output: {
+      ran: true,
+      role,
+      returned,
+      counts: { used, granted },
+      settings: { maxFixRounds: 1, enforce },
+      head: sha('f'),
+      fixCommits: used === 0 ? [] : [`${role} round 1: ${sha('a')} fix: ${role} review, round 1`],
+    },
+  };
+}
+
+/** The model's reviews: not run, a named miss, accepted, a round left, at the cap (cap 1). */
+const wholeDiffReviews: EventPayload[] = [
+  { output: { ran: false, role: 'whole-diff' } },
+  reviewReport('whole-diff', { ok: false, miss: 'review miss: the whole-diff return is not JSON' }, 0),
+  reviewReport(
+    'whole-diff',
+    { ok: true, review: { role: 'whole-diff', verdict: 'SHIP', minors: ['rename tmp'], fixTasks: [] } },
+    0,
+  ),
+  reviewReport(
+    'whole-diff',
+    {
+      ok: true,
+      review: { role: 'whole-diff', verdict: 'REVISE', minors: [], fixTasks: ['split the writer'] },
+    },
+    0,
+  ),
+  reviewReport(
+    'whole-diff',
+    {
+      ok: true,
+      review: { role: 'whole-diff', verdict: 'REVISE', minors: [], fixTasks: ['split the writer'] },
+    },
+    1,
+  ),
+];
+const gaps = {
+  ok: true,
+  review: {
+    role: 'conformance',
+    verdict: 'GAPS',
+    openGaps: [{ id: 'G1', text: 'row 1 header missing' }],
+    fixTasks: [],
+  },
+};
+const conformanceReviews: EventPayload[] = [
+  { output: { ran: false, role: 'conformance' } },
+  reviewReport(
+    'conformance',
+    { ok: false, miss: 'review miss: the conformance reviewer wrote no return' },
+    0,
+  ),
+  reviewReport(
+    'conformance',
+    {
+      ok: true,
+      review: {
+        role: 'conformance',
+        verdict: 'CONFORMS',
+        openGaps: [],
+        fixTasks: [],
+        happyPath: 'export ran',
+      },
+    },
+    1,
+  ),
+  // a round left (cap 1), at the cap below the allowance (fundable under a grant), at the allowance
+  reviewReport('conformance', gaps, 0),
+  reviewReport('conformance', gaps, 1),
+  reviewReport('conformance', gaps, 1, 0, false),
+  reviewReport('conformance', gaps, WORLD_ALLOWANCE, 1),
+];
 
 const committed: EventPayload[] = [{ output: { head: sha('e') } }];
 const finished: EventPayload[] = [{ output: {} }];
@@ -236,6 +324,8 @@ export function loopProjection(context: LoopContext): JsonValue {
     repairsLeft:
       context.ledger === null ? null : context.history.verificationRepairs < context.ledger.allowance,
     pendingChoice: context.pendingChoice !== null,
+    review: context.review === null ? null : context.review.role,
+    grant: context.spec?.amendGrant.kind === 'active',
   };
 }
 
@@ -301,8 +391,12 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
     'xstate.done.actor.dispatchRepairChild': children,
     'xstate.done.actor.readRepairBoundary': boundaries,
     'xstate.done.actor.commitVerificationMarker': committed,
-    'xstate.done.actor.reviewDiff': [{ output: { ran: false } }],
-    'xstate.done.actor.conformanceReview': [{ output: { ran: true, verdict: 'CONFORMS' } }],
+    'xstate.done.actor.wholeDiffReview': wholeDiffReviews,
+    'xstate.done.actor.wholeDiffFixRound': [{ output: { head: sha('e') } }],
+    'xstate.done.actor.conformanceReview': conformanceReviews,
+    'xstate.done.actor.commitGrant': committed,
+    'xstate.done.actor.conformanceFixRound': [{ output: { head: sha('e') } }],
+    'xstate.done.actor.finishBranch': finished,
     'human.retry': (snapshot) =>
       rowsOf(snapshot, ['open', 'failed'])
         .slice(0, 1)

@@ -1,0 +1,89 @@
+/**
+ * Guards and views of verify steps 2-4 (reviews, fix rounds, funding, closure): thin calls into
+ * the pure review rules (src/gauntlet/review.ts) over the review report that just arrived.
+ */
+import {
+  nextReviewStep,
+  type ReviewReturn,
+  type ReviewStep,
+  renderClosure,
+} from '../../src/gauntlet/review.js';
+import type { LoopContext, ReviewReport } from './context.js';
+import { headLedger } from './views.js';
+
+/** The review report of the `runReview` done event. */
+export function reportOf(event: unknown): ReviewReport {
+  return (event as { output: ReviewReport }).output;
+}
+
+/** The decoded amend-grant sentence when amend permission is active, else `null`. */
+export function amendGrantSentence(context: LoopContext): string | null {
+  const grant = context.spec?.amendGrant;
+  return grant?.kind === 'active' ? grant.sentence : null;
+}
+
+/** What the review report leads to (`null` when no reviewer ran or its return is a miss). */
+export function reviewStepOf(context: LoopContext, report: ReviewReport): ReviewStep | null {
+  if (!report.ran || !report.returned.ok) return null;
+  return nextReviewStep({
+    review: report.returned.review,
+    counts: report.counts,
+    settings: report.settings,
+    allowance: headLedger(context).allowance,
+    amendGrant: amendGrantSentence(context),
+  });
+}
+
+/** The validated review of a report (throws when there is none: callers guard first). */
+export function reviewOf(report: ReviewReport | null): ReviewReturn {
+  if (report === null || !report.ran || !report.returned.ok) throw new Error('no valid review');
+  return report.returned.review;
+}
+
+/** The fix tasks of a review: its fix tasks, and for conformance each open gap `G<n>: <text>`. */
+export function fixTasksOf(review: ReviewReturn): string[] {
+  const gaps = review.role === 'conformance' ? review.openGaps.map((g) => `${g.id}: ${g.text}`) : [];
+  return [...gaps, ...review.fixTasks];
+}
+
+/** The closure block of a CONFORMS report. */
+export function closureOf(context: LoopContext): string {
+  const report = context.review;
+  const review = reviewOf(report);
+  if (review.role !== 'conformance' || report === null || !report.ran)
+    throw new Error('no conformance review');
+  return renderClosure({
+    review,
+    auditedBase: report.head,
+    ledger: headLedger(context),
+    fixCommits: report.fixCommits,
+    minors: context.minors,
+  });
+}
+
+interface GuardArgs {
+  readonly context: LoopContext;
+  readonly event: unknown;
+}
+
+const stepKind = ({ context, event }: GuardArgs) => reviewStepOf(context, reportOf(event))?.kind ?? null;
+
+/** Guards of the review states, spread into the machine's guards. */
+export const reviewGuards = {
+  /** The host has no reviewer for this role. */
+  reviewNotRun: ({ event }: GuardArgs) => !reportOf(event).ran,
+  /** The reviewer's return is malformed or missing: a named miss. */
+  reviewMiss: ({ event }: GuardArgs) => {
+    const report = reportOf(event);
+    return report.ran && !report.returned.ok;
+  },
+  /** SHIP or CONFORMS. */
+  reviewAccepted: (args: GuardArgs) => stepKind(args) === 'accept',
+  /** REVISE or GAPS with a fix round left under the cap (plus grants). */
+  reviewFixRoundLeft: (args: GuardArgs) => stepKind(args) === 'fix',
+  /** Conformance cap block under amend permission with rounds below the allowance: fund. */
+  reviewFundable: (args: GuardArgs) => stepKind(args) === 'fund',
+  /** The gates passed and the last review was the conformance review: re-review conformance. */
+  gatesPassedInConformance: ({ context, event }: GuardArgs) =>
+    (event as { output: { passed: boolean } }).output.passed && context.review?.role === 'conformance',
+};

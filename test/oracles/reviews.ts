@@ -1,0 +1,232 @@
+/**
+ * Hand-written expectations for verify steps 2-5 of the loop engine (gauntlet-protocol §3.18 and
+ * conformance-check step 6), written from the protocol text, not from src/gauntlet/review.ts:
+ *
+ * - where a review's verdict leads: SHIP / CONFORMS accepted; REVISE / GAPS with `used` below the
+ *   cap (maxFixRounds plus granted rounds) run the next fix round; at the cap a conformance GAPS
+ *   under amend permission with `used` below the ledger allowance is funded with `allowance - used`
+ *   rounds (or, with `enforce` false, continues without a grant); otherwise the step-6 stop; a
+ *   malformed return is a named miss; no reviewer configured skips the step (step 3: verify ends);
+ * - the inputs of the reviews, the fix rounds, the grant record and the step-5 hook;
+ * - the first line and the cap-block line of the step-6 stop.
+ */
+import type { PathStep } from '../../src/graph/path-suite-schema.js';
+import type { StepContext } from '../../src/graph/run-path.js';
+import type { Oracle } from './harness.js';
+
+/** conformance-check step 6's first output line. */
+export const STEP6 = 'gauntlet: gate=verification-before-completion/step-6';
+
+/** Offers of the review stops (the human funds rounds outside the loop, or stops). */
+export const REVIEW_STOP_OFFERS: Record<string, readonly string[]> = {
+  reviewMiss: ['human.stop'],
+  reviewCap: ['human.stop'],
+  conformanceStep6: ['human.stop'],
+};
+
+/** Headers of the review stops. */
+export const REVIEW_STOP_HEADERS: Record<string, RegExp> = {
+  'review-miss': /^Stopped: the (whole-diff|conformance) review return was rejected$/,
+  'review-cap': /^Stopped: whole-diff review answers REVISE at the fix-round cap$/,
+  'conformance-step6': /^Stopped: conformance review answers GAPS at the fix-round cap$/,
+};
+
+interface Report {
+  readonly ran: boolean;
+  readonly role: 'whole-diff' | 'conformance';
+  readonly returned?: {
+    readonly ok: boolean;
+    readonly review?: {
+      readonly verdict: string;
+      readonly minors?: readonly string[];
+      readonly fixTasks: readonly string[];
+      readonly openGaps?: readonly { id: string; text: string }[];
+      readonly happyPath?: string;
+    };
+  };
+  readonly counts?: { readonly used: number; readonly granted: number };
+  readonly settings?: { readonly maxFixRounds: number; readonly enforce: boolean };
+  readonly head?: string;
+  readonly fixCommits?: readonly string[];
+}
+
+interface View {
+  readonly input: { readonly specPath: string; readonly ledgerPath: string };
+  readonly specText: string | null;
+  readonly ledger: {
+    readonly base: string;
+    readonly allowance: number;
+    readonly rows: readonly { row: number; status: string; evidence: string }[];
+  } | null;
+}
+
+/** The `**Amend-grant:**` sentence when amend permission is active (no line or `none`: none). */
+function grantSentence(specText: string | null): string | null {
+  const m = /^\*\*Amend-grant:\*\* (.+)$/m.exec(specText ?? '');
+  const value = m?.[1]?.trim() ?? '';
+  return value === '' || value === 'none' ? null : value;
+}
+
+/** Where §3.18 sends a review report, as the state the machine must be in next. */
+export function referenceReviewTarget(report: Report, allowance: number, specText: string | null): string {
+  const step3 = report.role === 'conformance';
+  if (!report.ran) return step3 ? 'finished' : 'verify.conformance.reviewing';
+  if (report.returned?.ok !== true) return 'humanStop.reviewMiss';
+  const verdict = report.returned.review?.verdict;
+  if (verdict === 'SHIP') return 'verify.conformance.reviewing';
+  if (verdict === 'CONFORMS') return 'verify.closing';
+  const used = report.counts?.used ?? 0;
+  const cap = (report.settings?.maxFixRounds ?? 5) + (report.counts?.granted ?? 0);
+  const fixing = step3 ? 'verify.conformance.fixing' : 'verify.review.fixing';
+  if (used < cap) return fixing;
+  if (!step3) return 'humanStop.reviewCap';
+  if (grantSentence(specText) !== null && used < allowance)
+    return report.settings?.enforce === false ? fixing : 'verify.conformance.funding';
+  return 'humanStop.conformanceStep6';
+}
+
+/** The latest review report in the path up to this step. */
+function latestReport(context: StepContext): Report | null {
+  for (let i = context.index; i >= 0; i--) {
+    const event = context.path.steps[i]?.event;
+    if (
+      event?.type === 'xstate.done.actor.wholeDiffReview' ||
+      event?.type === 'xstate.done.actor.conformanceReview'
+    )
+      return event.output as unknown as Report;
+  }
+  return null;
+}
+
+/** The minors of the latest SHIP in the path (what step 2 carries), or none. */
+function carriedMinors(context: StepContext): readonly string[] {
+  for (let i = context.index; i >= 0; i--) {
+    const event = context.path.steps[i]?.event;
+    if (event?.type !== 'xstate.done.actor.wholeDiffReview') continue;
+    const report = event.output as unknown as Report;
+    if (report.returned?.review?.verdict === 'SHIP') return report.returned.review.minors ?? [];
+  }
+  return [];
+}
+
+/** A review step's target: where the report leads, by the reference. */
+export function checkReviewStep(oracle: Oracle, step: PathStep, leaf: string, status: string, c: View): void {
+  if (
+    step.event.type !== 'xstate.done.actor.wholeDiffReview' &&
+    step.event.type !== 'xstate.done.actor.conformanceReview'
+  )
+    return;
+  const report = step.event.output as unknown as Report;
+  const expected = referenceReviewTarget(report, c.ledger?.allowance ?? 0, c.specText);
+  const actual = status === 'done' ? leaf : leaf;
+  oracle.same(
+    step,
+    'where the review verdict leads (§3.18, step 6)',
+    actual.startsWith(expected) ? expected : actual,
+    expected,
+  );
+}
+
+/** The inputs of the review-side effects. Returns false when the invocation is not one of them. */
+export function checkReviewInvocation(
+  oracle: Oracle,
+  step: PathStep,
+  invocation: { id: string; input: unknown },
+  c: View,
+  context: StepContext,
+): boolean {
+  const input = invocation.input as Record<string, unknown>;
+  const what = `input of ${invocation.id}`;
+  switch (invocation.id) {
+    case 'wholeDiffReview':
+    case 'conformanceReview':
+      oracle.same(step, what, input, {
+        role: invocation.id === 'wholeDiffReview' ? 'whole-diff' : 'conformance',
+        base: c.ledger?.base,
+        specPath: c.input.specPath,
+        ledgerPath: c.input.ledgerPath,
+      });
+      return true;
+    case 'wholeDiffFixRound':
+    case 'conformanceFixRound': {
+      const report = latestReport(context);
+      const review = report?.returned?.review;
+      oracle.same(
+        step,
+        what,
+        [input.role, input.round, [...((input.tasks as string[] | undefined) ?? [])].sort()],
+        [
+          invocation.id === 'wholeDiffFixRound' ? 'whole-diff' : 'conformance',
+          (report?.counts?.used ?? -1) + 1,
+          [...(review?.openGaps ?? []).map((g) => `${g.id}: ${g.text}`), ...(review?.fixTasks ?? [])].sort(),
+        ],
+      );
+      return true;
+    }
+    case 'commitGrant': {
+      // "grant_fix_rounds, rounds: <allowance - used>, reason: <Amend-grant sentence verbatim>",
+      // recorded in branch history; the ledger itself is unchanged.
+      const report = latestReport(context);
+      const used = report?.counts?.used ?? 0;
+      const ledger = input.ledger as { allowance: number; rows: unknown };
+      oracle.same(
+        step,
+        what,
+        [input.subject, input.body, ledger.allowance, ledger.rows, input.allowEmpty],
+        [
+          'loop: fund conformance rounds',
+          `rounds: ${(c.ledger?.allowance ?? 0) - used}\nreason: ${grantSentence(c.specText)}`,
+          c.ledger?.allowance,
+          c.ledger?.rows,
+          true,
+        ],
+      );
+      return true;
+    }
+    case 'finishBranch': {
+      // Step 4's exact schema: status, audited-base (full HEAD SHA), happy path when run,
+      // Deferred/deviates per spec when a row is cut with a disposition, fix commits, minors.
+      const report = latestReport(context);
+      const review = report?.returned?.review;
+      const deferred = (c.ledger?.rows ?? []).filter(
+        (r) => r.status === 'cut' && /^(deviates|deferred|elsewhere):/.test(r.evidence),
+      );
+      const minors = carriedMinors(context);
+      const fixes = report?.fixCommits ?? [];
+      const expected = [
+        '## Closure / conformance',
+        'status: CONFORMS (0 open)',
+        `audited-base: ${report?.head}`,
+        ...(review?.happyPath === undefined ? [] : [`happy-path: ${review.happyPath}`]),
+        ...(deferred.length === 0
+          ? []
+          : ['Deferred/deviates per spec:', ...deferred.map((r) => `- row ${r.row}: ${r.evidence}`)]),
+        ...(fixes.length === 0 ? ['fix commits: none'] : ['fix commits:', ...fixes.map((f) => `- ${f}`)]),
+        ...(minors.length === 0
+          ? ['whole-diff minors: none']
+          : ['whole-diff minors:', ...minors.map((m) => `- ${m}`)]),
+        '',
+      ].join('\n');
+      oracle.same(step, what, [input.closure, input.head], [expected, report?.head]);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The step-6 stop's first two protocol lines: the gate line alone, then the cap-block text. */
+export function checkStep6Lines(
+  oracle: Oracle,
+  step: PathStep,
+  lines: readonly string[],
+  stop: { readonly used?: unknown; readonly cap?: unknown },
+): void {
+  oracle.same(step, 'first line of the step-6 stop', lines[0], STEP6);
+  oracle.same(
+    step,
+    'cap block of the step-6 stop',
+    lines[2],
+    `${String(stop.used)} fix round(s) used against a cap of ${String(stop.cap)}`,
+  );
+}

@@ -72,7 +72,7 @@ describe('parseReviewReturn', () => {
     const result = parseReviewReturn('conformance', text);
     expect(result.ok).toBe(false);
     if (!result.ok)
-      expect(result.miss).toMatch(miss instanceof RegExp ? miss : new RegExp(`^${escape(miss)}$`));
+      expect(result.miss).toMatch(miss instanceof RegExp ? miss : new RegExp(`^${escapeRegex(miss)}$`));
   });
   it('a REVISE names at least one fix task', () => {
     const result = parseReviewReturn('whole-diff', '{"role":"whole-diff","verdict":"REVISE"}');
@@ -83,7 +83,7 @@ describe('parseReviewReturn', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

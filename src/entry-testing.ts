@@ -11,6 +11,7 @@ export * from './graph/coverage-format.js';
 export * from './graph/coverage-report.js';
 export * from './graph/coverage-report-schema.js';
 export * from './graph/errors.js';
+export * from './graph/guard-coverage.js';
 export type { TransitionKind } from './graph/labels.js';
 export * from './graph/machine-model.js';
 export { models } from './graph/models/index.js';

@@ -103,7 +103,12 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   }
 
   afterAll(() => {
-    reportAndRequireFull(crankMachine, transitionCoverage(crankMachine, run.collected()), tally);
+    reportAndRequireFull(
+      crankMachine,
+      transitionCoverage(crankMachine, run.collected()),
+      tally,
+      run.collected().transitions,
+    );
   });
 });
 

@@ -218,6 +218,7 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
       cyberneticLoopMachine,
       transitionCoverage(cyberneticLoopMachine, run.collected()),
       tally,
+      run.collected().transitions,
     );
   });
 });

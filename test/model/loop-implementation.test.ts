@@ -45,6 +45,11 @@ describe(`loop-implementation: ${suite.paths.length} generated paths`, () => {
   }
 
   afterAll(() => {
-    reportAndRequireFull(machine, transitionCoverage(machine, run.collected()), tally);
+    reportAndRequireFull(
+      machine,
+      transitionCoverage(machine, run.collected()),
+      tally,
+      run.collected().transitions,
+    );
   });
 });

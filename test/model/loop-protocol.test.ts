@@ -325,6 +325,7 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
       loopProtocolMachine,
       transitionCoverage(loopProtocolMachine, run.collected()),
       tally,
+      run.collected().transitions,
     );
   });
 });

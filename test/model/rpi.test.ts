@@ -147,7 +147,12 @@ describe(`${suite.machine}: ${suite.paths.length} generated paths`, () => {
   }
 
   afterAll(() => {
-    reportAndRequireFull(rpiMachine, transitionCoverage(rpiMachine, run.collected()), tally);
+    reportAndRequireFull(
+      rpiMachine,
+      transitionCoverage(rpiMachine, run.collected()),
+      tally,
+      run.collected().transitions,
+    );
   });
 });
 

@@ -14,6 +14,8 @@ import {
 } from '../../src/graph/assertion-tally.js';
 import type { TransitionCoverage } from '../../src/graph/coverage.js';
 import { assertFullCoverage, formatCoverageLines } from '../../src/graph/coverage-format.js';
+import { formatGuardLine, guardCoverage } from '../../src/graph/guard-coverage.js';
+import { unobservableGuardOutcomes } from '../../src/graph/models/guard-outcomes.js';
 import type { PathStep } from '../../src/graph/path-suite-schema.js';
 
 /** Compares and counts; see the file comment. */
@@ -39,20 +41,25 @@ export function oracleOf(tally: AssertionTally): Oracle {
 }
 
 /**
- * Prints `transitions covered`, `states covered` and `transitions asserted` for the machine and
- * fails unless all three are complete.
+ * Prints `transitions covered`, `transitions asserted`, `guards covered` and `states covered` for
+ * the machine and fails unless all are complete. Guard outcomes no step can show are taken from
+ * src/graph/models/guard-outcomes.ts, where each one carries its reason.
  */
 export function reportAndRequireFull(
   machine: AnyStateMachine,
   coverage: TransitionCoverage,
   tally: AssertionTally,
+  taken: ReadonlyMap<string, number> | Iterable<string> = [],
+  unobservable: Readonly<Record<string, string>> = unobservableGuardOutcomes[machine.id] ?? {},
 ): void {
   const asserted = tally.result();
+  const guards = guardCoverage(machine, taken, unobservable);
   const [transitions, states] = formatCoverageLines(coverage);
-  console.log(`${transitions}\n${formatAssertedLine(asserted)}\n${states}`);
+  console.log(`${transitions}\n${formatAssertedLine(asserted)}\n${formatGuardLine(guards)}\n${states}`);
   expect(asserted.machine).toBe(machine.id);
   assertFullCoverage(coverage);
   assertEveryTransitionAsserted(asserted);
+  expect(guards.missing, formatGuardLine(guards)).toEqual([]);
 }
 
 /** A state value as a dotted path (`{ validating: 'fresh' }` → `validating.fresh`). */

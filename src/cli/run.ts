@@ -3,11 +3,16 @@
  * it finishes (exit 0) or stops for a human (exit 3, the stop text on stdout).
  */
 import { createInterface } from 'node:readline/promises';
-import { UsageError } from '../common/errors.js';
+import { InputError, UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import type { HumanReplyRejection } from '../gauntlet/human-stop.js';
 import { crashHookFromEnvironment } from '../host/crash-hook.js';
-import { createRunner, type LoopRunnerOptions, type LoopRunResult } from '../host/runner.js';
+import {
+  createRunner,
+  type LoopRunnerOptions,
+  type LoopRunResult,
+  UNRESOLVED_STATE,
+} from '../host/runner.js';
 import { AGENT_OPTIONS, agentChoice, presetHelp } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -228,7 +233,15 @@ export async function executeRun(
     ...(tty ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) } : {}),
     ...(interactive ? { ask: terminalAsk(io) } : {}),
   });
-  return runner.run();
+  const result = await runner.run();
+  // Input the run could not start from is reported like every other command's usage problem.
+  if (result.state === UNRESOLVED_STATE)
+    throw new InputError(
+      result.code ?? 'run.input',
+      result.message ?? 'the run could not start',
+      result.findings,
+    );
+  return result;
 }
 
 /** `loopchart run`. */

@@ -153,6 +153,11 @@ export interface LoopRunResult {
   readonly answered?: { readonly reply: string; readonly choice: HumanChoice };
   /** Why a reply was refused (status `invalid`). */
   readonly rejection?: HumanReplyRejection;
+  /**
+   * The stable name of the problem when the run could not start (state {@link UNRESOLVED_STATE}):
+   * e.g. `git.not-a-worktree`, `run.spec`, `run.verification`.
+   */
+  readonly code?: string;
   /** Notices printed during the run. */
   readonly notices: readonly string[];
   /** The `## Closure / conformance` block, when verify closed on CONFORMS. */
@@ -230,7 +235,34 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
 }
 
 /**
- * Creates a runner.
+ * The `state` of a run that could not start: the worktree, spec, ledger or verification command
+ * could not be resolved (status `invalid`, exit code 2, `code` names the problem). No effect ran.
+ */
+export const UNRESOLVED_STATE = 'unresolved';
+
+function unresolvedResult(options: LoopRunnerOptions, error: InputError): LoopRunResult {
+  return {
+    status: 'invalid',
+    exitCode: 2,
+    state: UNRESOLVED_STATE,
+    message: error.message,
+    code: error.code,
+    findings: error.findings,
+    ledger: null,
+    ledgerPath: options.ledger ?? '',
+    specPath: options.spec ?? '',
+    worktree: resolve(options.worktree),
+    transcriptPath: null,
+    notices: [],
+    sideEffects: 0,
+    gitProcesses: 0,
+  };
+}
+
+/**
+ * Creates a runner. `run()` resolves every outcome the loop can name, including input it cannot
+ * start from (not a git worktree, no spec, no verification command): `{ status: 'invalid',
+ * state: 'unresolved', code, message }`. It rejects only for an internal error.
  *
  * @param options worktree, spec, ledger, child, gates, settings, transcript, answer and hooks
  */
@@ -239,7 +271,13 @@ export function createRunner(options: LoopRunnerOptions): LoopRunner {
 }
 
 async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
-  const run = await resolveRun(options);
+  let run: ResolvedRun;
+  try {
+    run = await resolveRun(options);
+  } catch (error) {
+    if (error instanceof InputError) return unresolvedResult(options, error);
+    throw error;
+  }
   const settings = options.settings ?? {};
   const host: HostOptions = {
     worktree: run.worktree,

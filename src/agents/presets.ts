@@ -36,10 +36,18 @@ export interface AgentPreset {
   readonly promptFirst?: boolean;
   /** Extra fixed flags for tool permissions, with `{tool}` standing for the loopchart command. */
   readonly permissionFlags: readonly string[];
-  /** The CLI's own flag that bypasses its sandbox or permission prompts (only with `unsafe`). */
+  /**
+   * The CLI's own flags that bypass its sandbox or permission prompts; with `unsafe` they replace
+   * {@link AgentPreset.permissionFlags}.
+   */
   readonly unsafeFlags: readonly string[];
   /** The package the flags were checked against, and its version (docs/agents.md). */
   readonly checkedAgainst: string;
+  /**
+   * The roles the agent can play, or all when absent. An agent that cannot run shell commands
+   * unattended cannot call the child tools, so it cannot be a loop child.
+   */
+  readonly roles?: readonly PromptRole[];
 }
 
 /** The preset table. Flags checked against each CLI's `--help` (test/fixtures/agent-help/). */
@@ -105,7 +113,10 @@ export const AGENT_PRESETS: Readonly<Record<AgentName, AgentPreset>> = {
     promptFlag: '--message',
     permissionFlags: [],
     unsafeFlags: ['--yes-always'],
-    checkedAgainst: 'aider-chat documentation (not installed: PyPI unreachable here)',
+    checkedAgainst: 'aider options reference, aider 0.86 (not installed: PyPI unreachable here)',
+    // aider asks a person before every shell command, even with --yes-always: it can build a change
+    // (the RPI implementer, whose exit code alone is read) but cannot call the child tools.
+    roles: ['implementer'],
   },
 };
 
@@ -149,9 +160,15 @@ export function agentPreset(name: string): AgentPreset {
  * @param preset the agent
  * @param options role, tool command, task expression, template, extra arguments, unsafe
  * @returns the shell command
- * @throws InputError (`agent.unsafe`) when unsafe is asked of an agent without a bypass flag
+ * @throws InputError (`agent.unsafe`) when unsafe is asked of an agent without a bypass flag,
+ *   (`agent.role`) for a role the agent cannot play
  */
 export function expandPreset(preset: AgentPreset, options: PresetOptions): string {
+  if (preset.roles !== undefined && !preset.roles.includes(options.role))
+    throw new InputError(
+      'agent.role',
+      `${preset.name} cannot be the ${options.role}: it runs no shell command without a person's yes, so it cannot call the loopchart tools (it can be: ${preset.roles.join(', ')})`,
+    );
   if (options.unsafe === true && preset.unsafeFlags.length === 0)
     throw new InputError(
       'agent.unsafe',
@@ -173,8 +190,8 @@ export function expandPreset(preset: AgentPreset, options: PresetOptions): strin
     preset.program,
     ...preset.fixed,
     ...(preset.promptFirst === true ? prompt : []),
-    ...permission,
-    ...(options.unsafe === true ? preset.unsafeFlags : []),
+    // The bypass replaces the permission flags: the CLIs refuse both at once.
+    ...(options.unsafe === true ? preset.unsafeFlags : permission),
     `\${LOOPCHART_MODEL:+${preset.modelFlag} "$LOOPCHART_MODEL"}`,
     ...(options.extraArgs === undefined || options.extraArgs.trim() === '' ? [] : [options.extraArgs.trim()]),
     ...(preset.promptFirst === true ? [] : prompt),

@@ -243,9 +243,11 @@ function rpiSections(input: PromptInput, role: 'implementer' | 'validator'): Sec
       evidence:
         'Only your exit code is read: exit 0 when the change is built, non-zero when you could not build it.',
       steps: [
-        '1. Read the intent (and at a repair round, the open findings).',
-        '2. Change the code in the working tree; run the relevant tests, bounded with `timeout`.',
-        '3. Exit 0 when the change is built.',
+        '1. See where the working tree stands:',
+        '$ git status --short',
+        `2. Read ${rpi.intentFile === null ? 'the intent' : rpi.intentFile}${rpi.round > 0 && rpi.findingsFile !== null ? ` and the open findings in ${rpi.findingsFile}` : ''}.`,
+        '3. Change the code in the working tree; run the relevant tests, bounded with `timeout`. Leave the changes uncommitted.',
+        '4. Exit 0 when the change is built, non-zero when you could not build it.',
       ].join('\n'),
       spend: '',
       blocking: blockingRule(input.tool).replace(/ If you cannot go on.*$/, ''),
@@ -256,14 +258,14 @@ function rpiSections(input: PromptInput, role: 'implementer' | 'validator'): Sec
   return {
     intro: `You are the ${rpi.leg ?? 'fresh'} validator of an RPI run: judge the working tree against ${intent}, without changing it.`,
     goal: `Judge whether the working tree implements ${intent}, and print one verdict record.`,
-    task: `Round ${rpi.round}; subject digest ${digest}.`,
+    task: `Round ${rpi.round}; subject digest ${digest} (the verdict tool names it for you).`,
     evidence:
       'Every finding names something you checked: a test you ran, a file you read. List what you checked and what you did not.',
     steps: [
       '1. Read the intent and the change (`git diff`, `git status`); run the tests, bounded with `timeout`.',
-      '2. Print exactly one JSON object as the last line of stdout:',
-      `{"status":"PASS|FAIL","findings":[{"id":"<area>:<short-name>","summary":"<what is wrong>"}],"subject_digest":"${digest}","evidence_refs":[],"validator_family":"<your model family>","checked":["<what you ran>"],"not_checked":["<what you could not check>"]}`,
-      "   status PASS with an empty findings list when nothing is wrong; FAIL with one finding per problem otherwise. Keep a finding's id the same across rounds.",
+      `2. Print the verdict record with the tool, as the last thing you print: PASS when nothing is wrong; FAIL with one \`--finding "<area>-<short-name>: <what is wrong>"\` per problem (keep a finding's id the same across rounds); add \`--not-checked "<what>"\` for what you could not check:`,
+      `$ ${input.tool} child verdict --status <PASS|FAIL> --checked "<what you ran>" --family "<your model family>"`,
+      '3. End your reply with exactly the one JSON line the tool printed, and nothing after it: the run reads the last line of your output.',
     ].join('\n'),
     spend: '',
     blocking: blockingRule(input.tool).replace(/ If you cannot go on.*$/, ''),

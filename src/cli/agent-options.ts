@@ -91,3 +91,54 @@ export function agentChoice(
   });
   return { command: expanded, env: { [TOOL_VARIABLE]: tool } };
 }
+
+/** The parseArgs options of `--implementer-agent` and `--validator-agent` (rpi, crank). */
+export const RPI_AGENT_OPTIONS = {
+  'implementer-agent': { type: 'string' },
+  'validator-agent': { type: 'string' },
+  ...AGENT_OPTIONS,
+} as const;
+
+/**
+ * Resolves the implementer and validator commands of `rpi` and `crank`: the explicit command, or
+ * the expansion of `--implementer-agent` / `--validator-agent`. A preset's children find loopchart
+ * through `LOOPCHART_CLI`, set here for the commands this process starts.
+ *
+ * @throws UsageError when a role is given twice or not at all
+ */
+export function rpiCommands(
+  command: string,
+  values: {
+    readonly implementer?: string | undefined;
+    readonly validator?: string | undefined;
+    readonly 'implementer-agent'?: string | undefined;
+    readonly 'validator-agent'?: string | undefined;
+    readonly 'agent-args'?: string | undefined;
+    readonly 'agent-unsafe'?: boolean | undefined;
+    readonly 'prompt-template'?: string | undefined;
+  },
+): { implementer: string; validator: string } {
+  const resolved = { implementer: values.implementer, validator: values.validator };
+  for (const role of ['implementer', 'validator'] as const) {
+    const choice = agentChoice(
+      command,
+      `${role}-agent`,
+      { ...values, agent: values[`${role}-agent`] },
+      role,
+      values[role],
+    );
+    if (choice !== null) {
+      resolved[role] = choice.command;
+      useToolVariable(choice);
+    }
+    if (resolved[role] === undefined)
+      throw new UsageError(`${command}: --${role} "<cmd>" or --${role}-agent <agent> is required`);
+  }
+  return resolved as { implementer: string; validator: string };
+}
+
+/** Puts a preset's `LOOPCHART_CLI` into this process's environment, which its commands inherit. */
+export function useToolVariable(choice: AgentChoice): void {
+  const tool = choice.env[TOOL_VARIABLE];
+  if (tool !== undefined && (process.env[TOOL_VARIABLE] ?? '') === '') process.env[TOOL_VARIABLE] = tool;
+}

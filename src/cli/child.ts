@@ -6,6 +6,7 @@
  */
 import { renderTaskSummary } from '../agents/task-summary.js';
 import { InputError, UsageError } from '../common/errors.js';
+import { validationLegSchema } from '../convergence/schemas.js';
 import {
   type ExtraClosure,
   recordRowOutcome,
@@ -20,9 +21,11 @@ import {
   commitChild,
   diskLedger,
   loadChildDispatch,
+  patcherReturnFile,
   specRows,
   writeChildReturn,
   writeLedger,
+  writePatcherReturn,
 } from '../host/child-tools.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -48,7 +51,13 @@ child contract forbids with a named error and exit code 2, before anything is wr
   commit                        check, then make the dispatch's one commit (all changes, the
                                 subject and attribution lines from the task)
   return DONE|<STATUS> [--summary "<text>"]
-                                write the return file (DONE only after the commit, on a clean tree)
+                                write the return file (DONE only after the commit, on a clean tree;
+                                a cybernetic patcher's return is written as it is)
+
+  verdict --status PASS|FAIL [--finding "<id>: <summary>"]... [--checked "<what you ran>"]...
+          [--not-checked "<what you could not check>"]... [--family "<model family>"]
+                                an RPI or crank validator: print the verdict record over the
+                                subject digest in LOOPCHART_SUBJECT_DIGEST (a FAIL needs a finding)
 
 Every tool takes --json for a machine-readable result (schemas/cli-result.v1.json).
 
@@ -236,9 +245,48 @@ async function returnTool(args: readonly string[], io: CliIo): Promise<number> {
   const [status, ...rest] = positionals;
   if (status === undefined || rest.length > 0)
     throw new UsageError('child return: give exactly one status (DONE, BLOCKED, NEEDS_INPUT, …)');
-  const dispatch = await loadChildDispatch();
-  await writeChildReturn(dispatch, status, values.summary);
+  const patcher = await patcherReturnFile();
+  if (patcher !== null) await writePatcherReturn(patcher, status, values.summary);
+  else await writeChildReturn(await loadChildDispatch(), status, values.summary);
   writeResult(io, values.json === true, { returned: status }, `returned ${status}; exit now`);
+  return 0;
+}
+
+async function verdict(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('child verdict', args, {
+    status: { type: 'string' },
+    finding: { type: 'string', multiple: true },
+    checked: { type: 'string', multiple: true },
+    'not-checked': { type: 'string', multiple: true },
+    family: { type: 'string' },
+  });
+  const digest = process.env.LOOPCHART_SUBJECT_DIGEST;
+  if (digest === undefined || digest === '')
+    throw new InputError(
+      'child.environment',
+      'LOOPCHART_SUBJECT_DIGEST is not set: a verdict is printed by a validator that loopchart rpi or crank runs',
+    );
+  const findings = (values.finding ?? []).map((text) => {
+    const at = text.indexOf(':');
+    if (at < 1) throw new UsageError(`child verdict: --finding takes "<id>: <summary>", got "${text}"`);
+    return { id: text.slice(0, at).trim(), summary: text.slice(at + 1).trim() };
+  });
+  const record = {
+    status: values.status,
+    findings,
+    subject_digest: digest,
+    evidence_refs: [],
+    ...(values.family === undefined ? {} : { validator_family: values.family }),
+    checked: values.checked ?? [],
+    not_checked: values['not-checked'] ?? [],
+  };
+  const parsed = validationLegSchema.safeParse(record);
+  if (!parsed.success)
+    throw new InputError(
+      'child.verdict',
+      `not a verdict record: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(record)'}: ${i.message}`).join('; ')}`,
+    );
+  io.stdout.write(`${JSON.stringify(record)}\n`);
   return 0;
 }
 
@@ -250,12 +298,14 @@ const TOOLS: Record<string, (args: readonly string[], io: CliIo) => Promise<numb
   check,
   commit,
   return: returnTool,
+  verdict,
 };
 
 /** `loopchart child`. */
 export const childCommand: CliCommand = {
   name: 'child',
-  summary: 'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return',
+  summary:
+    'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return, verdict',
   async run(args, io) {
     const [tool, ...rest] = args;
     if (tool === undefined || tool === '--help' || tool === '-h' || tool === 'help') {

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError, UsageError } from '../common/errors.js';
 import { createCrankRunner } from '../host/crank-runner.js';
+import { presetHelp, RPI_AGENT_OPTIONS, rpiCommands } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
@@ -41,6 +42,8 @@ examples:
   loopchart crank --wave wave.json --implementer "./impl.sh" --validator "./validate.sh"
   loopchart crank --wave wave.json --implementer "./impl.sh" --validator "./validate.sh" \\
     --command-timeout 900 --json
+
+${presetHelp('--implementer-agent and --validator-agent')}
 `;
 
 const OPTIONS = {
@@ -53,6 +56,7 @@ const OPTIONS = {
   repo: { type: 'string' },
   transcript: { type: 'string' },
   'command-timeout': { type: 'string' },
+  ...RPI_AGENT_OPTIONS,
 } as const;
 
 async function readWave(path: string): Promise<unknown> {
@@ -82,13 +86,12 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
     return 0;
   }
   if (values.wave === undefined) throw new UsageError('crank: --wave <file> is required');
-  if (values.implementer === undefined) throw new UsageError('crank: --implementer "<cmd>" is required');
-  if (values.validator === undefined) throw new UsageError('crank: --validator "<cmd>" is required');
+  const { implementer, validator } = rpiCommands('crank', values);
   const runner = createCrankRunner({
     repo: resolve(values.repo ?? '.'),
     wave: await readWave(resolve(values.wave)),
-    implementer: values.implementer,
-    validator: values.validator,
+    implementer,
+    validator,
     crossFamily: values['cross-family'] ?? null,
     plan: values.plan ?? null,
     risky: riskyOption('crank', values.risky),

@@ -15,6 +15,7 @@ import type { TerminalRecord } from '../cybernetic/terminal-record.js';
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { runCyberneticLoop } from '../host/cybernetic-runner.js';
 import { describeCheckResult } from '../host/cybernetic-transcript.js';
+import { AGENT_OPTIONS, agentChoice, presetHelp, useToolVariable } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { type CliResultEnvelope, writeJsonResult } from './json-result.js';
@@ -42,6 +43,7 @@ checkpoint and reports why it stopped.
   --scope <paths>            repository-relative paths the run may change; repeat or separate with commas
   --budget <n>               the patch budget: a finite positive whole number
   --patcher "<cmd>"          proposes one candidate per run (LOOPCHART_TASK, LOOPCHART_RETURN)
+  --patcher-agent <agent>    run a coding agent as the patcher instead (presets below)
   --cwd <dir>                a directory inside the repository (default: the current one)
   --transcript <file>        where the run transcript goes (default: in the run directory)
   --check-timeout <s>        kill a check after <s> seconds (it fails)
@@ -55,6 +57,8 @@ short flags: -t --transcript, -h --help
 examples:
   loopchart cyber --invariant "npm test -- parser" --off-happy-path "empty input" \\
     --scope src/parser --budget 3 --patcher "./propose-patch.sh"
+
+${presetHelp('--patcher-agent')}
 `;
 
 function seconds(name: string, value: string | undefined): number | undefined {
@@ -131,12 +135,25 @@ export const cyberCommand: CliCommand = {
       transcript: { type: 'string' },
       'check-timeout': { type: 'string' },
       'patcher-timeout': { type: 'string' },
+      'patcher-agent': { type: 'string' },
+      ...AGENT_OPTIONS,
     });
     if (values.help) {
       io.stdout.write(HELP);
       return 0;
     }
     const json = values.json;
+    const agent = agentChoice(
+      'cyber',
+      'patcher-agent',
+      { ...values, agent: values['patcher-agent'] },
+      'patcher',
+      values.patcher,
+    );
+    if (agent !== null) {
+      values.patcher = agent.command;
+      useToolVariable(agent);
+    }
     if (values.patcher === undefined || values.patcher.trim() === '')
       throw new UsageError('cyber: --patcher "<cmd>" is required (it proposes the candidate patches)');
     const checkTimeoutMs = seconds('check-timeout', values['check-timeout']);

@@ -11,6 +11,7 @@ import type { RiskDeclaration } from '../../machines/rpi.js';
 import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import { createRpiRunner } from '../host/rpi-runner.js';
+import { presetHelp, RPI_AGENT_OPTIONS, rpiCommands } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
@@ -25,6 +26,8 @@ Plan, Implement, a fresh Validate, then repair while the convergence law holds.
 
   --implementer <cmd>    builds the change (round 0) and repairs the open findings (round n)
   --validator <cmd>      the fresh validator: prints one verdict record (JSON) on stdout
+  --implementer-agent <agent>, --validator-agent <agent>
+                         run a coding agent in that role instead (presets below)
   --cross-family <cmd>   a second validator of another model family, run on risky surfaces
   --plan <cmd>           Plan; a non-zero exit reports NOT_PLANNED (default: the intent is the plan)
   --intent <file>        the intent; its exact bytes give the acceptance digest
@@ -45,6 +48,8 @@ short flags: -r --repo, -t --transcript, -h --help
 examples:
   loopchart rpi --implementer "./impl.sh" --validator "./validate.sh" --intent intent.md
   loopchart rpi --implementer "./impl.sh" --validator "./validate.sh" --repair-rounds 0 --json
+
+${presetHelp('--implementer-agent and --validator-agent')}
 `;
 
 /**
@@ -71,6 +76,7 @@ const OPTIONS = {
   repo: { type: 'string' },
   transcript: { type: 'string' },
   'command-timeout': { type: 'string' },
+  ...RPI_AGENT_OPTIONS,
 } as const;
 
 /** `--command-timeout <s>` as runner options; a value that is not a positive whole number is a usage error. */
@@ -88,12 +94,11 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
     io.stdout.write(HELP);
     return 0;
   }
-  if (values.implementer === undefined) throw new UsageError('rpi: --implementer "<cmd>" is required');
-  if (values.validator === undefined) throw new UsageError('rpi: --validator "<cmd>" is required');
+  const { implementer, validator } = rpiCommands('rpi', values);
   const runner = createRpiRunner({
     repo: resolve(values.repo ?? '.'),
-    implementer: values.implementer,
-    validator: values.validator,
+    implementer,
+    validator,
     crossFamily: values['cross-family'] ?? null,
     plan: values.plan ?? null,
     intentFile: values.intent === undefined ? null : resolve(values.intent),

@@ -307,3 +307,41 @@ export async function writeChildReturn(
     `${JSON.stringify({ status, ...(summary === undefined ? {} : { summary }) })}\n`,
   );
 }
+
+/**
+ * The cybernetic patcher's task, when `LOOPCHART_TASK` names one (its `protocol` is
+ * `cybernetic-loop`), else `null`. The patcher uses only `child return`: the loop reads the tree.
+ */
+export async function patcherReturnFile(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<string | null> {
+  const taskFile = env[CHILD_ENV.task];
+  if (taskFile === undefined || taskFile === '') return null;
+  const text = await readFileIfExists(taskFile);
+  if (text === null) return null;
+  try {
+    const value = JSON.parse(text) as { protocol?: unknown; returnFile?: unknown };
+    return value.protocol === 'cybernetic-loop' && typeof value.returnFile === 'string'
+      ? value.returnFile
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a patcher's return (`{"status": …, "summary": …}`). */
+export async function writePatcherReturn(
+  returnFile: string,
+  status: string,
+  summary?: string,
+): Promise<void> {
+  if (!/^[A-Z][A-Z0-9_]*$/.test(status))
+    throw new InputError(
+      'child.return',
+      `the status must be DONE or another upper-case word, got "${status}"`,
+    );
+  await writeFileAtomic(
+    returnFile,
+    `${JSON.stringify({ status, ...(summary === undefined ? {} : { summary }) })}\n`,
+  );
+}

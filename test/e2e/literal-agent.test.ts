@@ -4,16 +4,25 @@
  * `loopchart run` on a real repository, launched through an agent preset's command line. The
  * loop must admit every return: no validation miss, no repair.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentPreset, expandPreset, shellQuote } from '../../src/agents/presets.js';
+import type { PromptRole } from '../../src/agents/prompt.js';
+import { runCli } from '../../src/cli/commands.js';
+import { createTempRepo } from '../effects/temp-repo.js';
 import { bundledLoopCli } from '../support/cli-bundle.js';
 import { cliProcess, createLoopRepo, type LoopRepo, useGitTestEnvironment } from '../support/loop-repo.js';
+import { stringSinks } from '../support/string-sinks.js';
 
 const repos: LoopRepo[] = [];
+const dirs: string[] = [];
 beforeAll(() => useGitTestEnvironment());
 afterEach(() => {
   for (const repo of repos.splice(0)) repo.remove();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  delete process.env.LOOPCHART_CLI;
 });
 
 const LITERAL_AGENT = join(import.meta.dirname, '..', 'support', 'literal-agent.mjs');
@@ -34,7 +43,17 @@ async function tool(): Promise<string> {
   return `${shellQuote(process.execPath)} ${shellQuote(await bundledLoopCli())}`;
 }
 
-describe('a literal agent driven only by the prompt', () => {
+/** The literal agent's command line for `role`, as a preset renders it. */
+async function literalChild(role: PromptRole): Promise<string> {
+  return expandPreset(literalPreset, {
+    role,
+    tool: await tool(),
+    ...(role === 'child' ? { taskExpression: '"$LOOPCHART_TASK"' } : {}),
+  });
+}
+
+// Each loop run starts a bundled CLI, the agent and the tools as real processes on shared cores.
+describe('a literal agent driven only by the prompt', { timeout: 240_000 }, () => {
   it('seeds and closes every row through loopchart run with zero validation misses', async () => {
     const repo = createLoopRepo({ script: { version: 1, targets: {} } });
     repos.push(repo);
@@ -63,5 +82,99 @@ describe('a literal agent driven only by the prompt', () => {
     expect(ledger).toContain('row 0 done | seeded 2 rows, closed 0 on baseline | row 1');
     expect(ledger).toContain('row 1 done | what happened | next step');
     expect(repo.status()).toBe('');
+  });
+
+  it('makes a verification repair the loop admits', async () => {
+    const repo = createLoopRepo({ script: { version: 1, targets: {} } });
+    repos.push(repo);
+    const outside = mkdtempSync(join(tmpdir(), 'loopchart-gate-'));
+    dirs.push(outside);
+    // A gate that fails once, then passes: the first final verification asks for a repair.
+    const marker = join(outside, 'failed-once');
+    const args = await repo.runArgs(
+      '--impl-model',
+      'test/model',
+      '--gate',
+      `test -f ${marker} || { touch ${marker}; exit 1; }`,
+    );
+    args[args.indexOf('--child') + 1] = await literalChild('child');
+    const result = await cliProcess(['run', ...args], { LOOPCHART_CLI: await tool() });
+    expect(result.code).toBe(0);
+    expect(repo.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: row 1 done',
+      'loop: row 2 done',
+      'loop: verification fix',
+      'loop: repair verification',
+    ]);
+  });
+
+  it('plays the RPI implementer and validator through one round that converges', async () => {
+    const repo = createTempRepo('loopchart-literal-rpi-');
+    dirs.push(repo.dir);
+    process.env.LOOPCHART_CLI = await tool();
+    const { io, out } = stringSinks();
+    const code = await runCli(
+      [
+        'rpi',
+        '--implementer',
+        await literalChild('implementer'),
+        '--validator',
+        await literalChild('validator'),
+        '--repo',
+        repo.dir,
+        '--json',
+      ],
+      io,
+    );
+    expect(out.stderr).toBe('');
+    expect(out.stdout).toContain('"converged"');
+    expect(code).toBe(0);
+    const json = JSON.parse(out.stdout) as { terminal: string; report: { status: string } };
+    expect(json.terminal).toBe('converged');
+    expect(json.report.status).toBe('PASS');
+  });
+
+  it('proposes a cybernetic candidate patch the loop runs and keeps', async () => {
+    const repo = createTempRepo('loopchart-literal-cyber-');
+    dirs.push(repo.dir);
+    repo.commit('a scope', { 'src/store.txt': 'v0\n' });
+    const outside = mkdtempSync(join(tmpdir(), 'loopchart-invariant-'));
+    dirs.push(outside);
+    const marker = join(outside, 'failed-once');
+    process.env.LOOPCHART_CLI = await tool();
+    const { io, out } = stringSinks();
+    const code = await runCli(
+      [
+        'cyber',
+        '--cwd',
+        repo.dir,
+        // Fails at the baseline, passes after the candidate: the patch itself changes nothing.
+        '--invariant',
+        `test -f ${marker} || { touch ${marker}; exit 1; }`,
+        '--off-happy-path',
+        'a store read before its first write',
+        '--scope',
+        'src',
+        '--budget',
+        '1',
+        '--patcher',
+        expandPreset(literalPreset, {
+          role: 'patcher',
+          tool: await tool(),
+          taskExpression: '"$LOOPCHART_TASK"',
+        }),
+        '--json',
+      ],
+      io,
+    );
+    // The patcher's return summary is the literal agent's words for the prompt's placeholder.
+    expect(out.stderr).toContain(
+      'candidate 1 [candidate-1] aiming at invariant: one line: what the patch changes',
+    );
+    const json = JSON.parse(out.stdout) as { record: { status: string } };
+    expect(json.record.status).toBe('restored');
+    expect(code).toBe(0);
   });
 });

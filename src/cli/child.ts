@@ -36,7 +36,9 @@ const HELP = `usage: loopchart child <tool> [options]
 The child tools. Run them inside a loop dispatch (they read LOOPCHART_TASK); each refuses what the
 child contract forbids with a named error and exit code 2, before anything is written.
 
-  show                          print this dispatch's task in plain words
+  show [--field <name>]         print this dispatch's task in plain words, or one field: kind,
+                                target, iteration, ledger, spec, worktree, open-rows,
+                                previous-decision, hint
   record --status done|failed --evidence "<check>; <result>" --summary "<what happened>"
          --next "<next step>" [--extra <row>="<check>; <result>"]...
                                 record the target row's outcome (row dispatches)
@@ -86,9 +88,44 @@ function rowAssignment(text: string, option: string): [number, string] {
   return [rowNumber(text.slice(0, at).trim(), `--${option}`), text.slice(at + 1)];
 }
 
+/** The task fields `child show --field` prints, for shell children. */
+const FIELDS = [
+  'kind',
+  'target',
+  'iteration',
+  'ledger',
+  'spec',
+  'worktree',
+  'open-rows',
+  'previous-decision',
+  'hint',
+] as const;
+
 async function show(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs('child show', args, {});
+  const { values } = parseCommandArgs('child show', args, { field: { type: 'string' } });
   const dispatch = await loadChildDispatch();
+  if (values.field !== undefined) {
+    const { task } = dispatch;
+    const field = values.field as (typeof FIELDS)[number];
+    const value: Record<(typeof FIELDS)[number], string> = {
+      kind: task.kind,
+      target: String(task.target),
+      iteration: String(task.iteration),
+      ledger: task.ledger,
+      spec: task.spec,
+      worktree: task.worktree,
+      'open-rows': diskLedger(dispatch)
+        .rows.filter((r) => r.status === 'open')
+        .map((r) => r.row)
+        .join(' '),
+      'previous-decision': task.previousDecision,
+      hint: task.hint ?? '',
+    };
+    if (!FIELDS.includes(field))
+      throw new UsageError(`child show: --field must be one of ${FIELDS.join(', ')}, got "${values.field}"`);
+    io.stdout.write(`${value[field]}\n`);
+    return 0;
+  }
   if (values.json === true) {
     writeResult(io, true, { task: dispatch.task, spent: dispatch.spent }, '');
     return 0;

@@ -82,7 +82,7 @@ short flags: -w --worktree, -s --spec, -l --ledger, -c --child, -g --gate, -t --
 -h --help
 
 examples:
-  loopchart run --spec docs/specs/feature.md --child 'claude -p "$(cat "$LOOPCHART_TASK")"'
+  loopchart run --spec docs/specs/feature.md --child-agent claude
   loopchart run -s docs/specs/feature.md -c "./agent.sh" -g "npm run lint"
   loopchart run -l docs/plans/feature.md -c "./agent.sh" --answer "cut row 3"
 `;

@@ -52,7 +52,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'child',
-    summary: 'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return, verdict',
+    summary:
+      'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return, verdict',
     load: async () => (await import('./child.js')).childCommand,
   },
   {

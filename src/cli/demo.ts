@@ -110,6 +110,8 @@ export const demoCommand: CliCommand = {
       ledger: demo.ledgerPath,
       child,
       verification: DEMO_VERIFICATION,
+      reviewer: child,
+      conformanceReviewer: child,
       transcript,
       settings: { ...DEMO_SETTINGS, silenceTimeoutMs: 60_000, timeoutMs: 120_000, killGraceMs: 2_000 },
     };
@@ -121,6 +123,8 @@ export const demoCommand: CliCommand = {
       `--verification ${shellQuote(DEMO_VERIFICATION)}`,
       `--allowance ${DEMO_SETTINGS.allowance}`,
       `--impl-model ${DEMO_SETTINGS.implModel}`,
+      `--reviewer ${shellQuote(child)}`,
+      `--conformance-reviewer ${shellQuote(child)}`,
     ].join(' ');
     if (values['prepare-only'] === true) {
       if (json)
@@ -178,6 +182,7 @@ export const demoCommand: CliCommand = {
         `final ledger (${demo.ledgerPath}):`,
         '',
         ledgerText,
+        second.closure ?? '',
       ].join('\n'),
     );
     return 0;

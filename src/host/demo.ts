@@ -92,6 +92,18 @@ export const DEMO_SCRIPT: ChildScript = {
       },
     ],
   },
+  // Verify steps 2-3: the whole-diff review ships with one minor; the conformance review finds a
+  // gap, one fix round closes it, the re-review conforms and the closure block is printed.
+  reviews: {
+    'whole-diff': [{ verdict: 'SHIP', minors: ['escape.txt and empty-report.txt could share a helper'] }],
+    conformance: [
+      { verdict: 'GAPS', openGaps: [{ id: 'G1', text: 'row 4: the empty report has no header test' }] },
+      { verdict: 'CONFORMS', happyPath: 'exported an empty report and a report with quoted commas' },
+    ],
+  },
+  fixes: {
+    conformance: [{ files: { 'src/empty-report-test.txt': 'header row asserted for an empty report\n' } }],
+  },
 };
 
 /** A prepared demo repository. */

@@ -118,6 +118,16 @@ describe('demo', () => {
     expect(out.stdout).toContain('finished: verification passed after 6 iterations');
     expect(out.stdout).toContain('| 4 | done | 3 |');
     expect(out.stderr).toContain('terminated 1 child jobs');
+    // Verify steps 2-4: one conformance fix round, then the closure block (§3.18).
+    expect(out.stdout).toMatch(
+      /## Closure \/ conformance\nstatus: CONFORMS \(0 open\)\naudited-base: [0-9a-f]{40}\nhappy-path: .+\n/,
+    );
+    expect(out.stdout).toMatch(
+      /fix commits:\n- conformance round 1: [0-9a-f]{40} fix: conformance review, round 1\n/,
+    );
+    expect(out.stdout).toContain(
+      'whole-diff minors:\n- escape.txt and empty-report.txt could share a helper\n',
+    );
 
     // The transcript of both runs (stopped, then resumed with the answer) reads as one: cycles
     // never go back, and every record after the ledger is known carries the ledger view.

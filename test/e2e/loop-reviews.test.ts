@@ -101,7 +101,7 @@ describe('verify reviews and closure', () => {
     expect(r.subjects()).toContain('loop: whole-diff fix round 1');
   });
 
-  it('GAPS at the cap without amend permission gives the step-6 stop (exit 3), never exit 0', async () => {
+  it('VF7: GAPS at the cap without amend permission gives the step-6 stop (exit 3), never exit 0', async () => {
     const r = repo({ script: script({ 'whole-diff': [{ verdict: 'SHIP' }], conformance: [GAPS] }) });
     const result = await cli('run', await reviewArgs(r, '--max-fix-rounds', '1'));
     expect(result.code).toBe(3);

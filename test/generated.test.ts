@@ -25,13 +25,18 @@ describe('generated files', () => {
     const report = JSON.parse(readFileSync(join(root, 'visualizations/coverage.json'), 'utf8')) as {
       machines: Record<
         string,
-        { transitions: { covered: number; total: number }; states: { covered: number; total: number } }
+        {
+          transitions: { covered: number; total: number };
+          states: { covered: number; total: number };
+          guards?: { covered: number; total: number };
+        }
       >;
     };
     expect(Object.keys(report.machines).sort()).toEqual(Object.keys(machines).sort());
     for (const [name, entry] of Object.entries(report.machines)) {
       expect(entry.transitions.covered, `${name} transitions`).toBe(entry.transitions.total);
       expect(entry.states.covered, `${name} states`).toBe(entry.states.total);
+      expect(entry.guards?.covered, `${name} guards`).toBe(entry.guards?.total);
     }
   });
 

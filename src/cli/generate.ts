@@ -20,10 +20,13 @@ import { loopEngineSchemas } from '../gauntlet/schemas.js';
 import type { TransitionCoverage } from '../graph/coverage.js';
 import { coverageReportJson } from '../graph/coverage-report.js';
 import { coverageReportSchema } from '../graph/coverage-report-schema.js';
+import { type GuardCoverage, guardCoverage } from '../graph/guard-coverage.js';
+import { unobservableGuardOutcomes } from '../graph/models/guard-outcomes.js';
 import { models } from '../graph/models/index.js';
 import { generatePathSuite } from '../graph/path-suite.js';
 import { pathSuiteSchema } from '../graph/path-suite-schema.js';
 import { runPathSuite } from '../graph/run-path-suite.js';
+import { enumerateTransitions } from '../graph/transitions.js';
 import { scriptSchema } from '../host/child-script.js';
 import { loopProtocolSchemas } from '../loop-protocol/schemas.js';
 import { toDot } from '../viz/dot.js';
@@ -121,11 +124,19 @@ export async function machineDiagrams(name: string, machine: AnyStateMachine): P
 export async function generatedFiles(): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];
   const coverage: TransitionCoverage[] = [];
+  const guards: GuardCoverage[] = [];
   for (const [name, machine] of Object.entries(machines) as [string, AnyStateMachine][]) {
     files.push(...(await machineDiagrams(name, machine)));
-    coverage.push(await machineCoverage(name, machine));
+    const covered = await machineCoverage(name, machine);
+    coverage.push(covered);
+    // Guard outcomes shown by the same runs; the ones no step can show are named with a reason.
+    const missing = new Set(covered.transitions.missing.map((t) => t.key));
+    const taken = enumerateTransitions(machine)
+      .map((t) => t.key)
+      .filter((key) => !missing.has(key));
+    guards.push(guardCoverage(machine, taken, unobservableGuardOutcomes[name] ?? {}));
   }
-  files.push({ path: 'visualizations/coverage.json', content: coverageReportJson(coverage) });
+  files.push({ path: 'visualizations/coverage.json', content: coverageReportJson(coverage, guards) });
   for (const [name, schema] of Object.entries(publishedSchemas()).sort(([a], [b]) => a.localeCompare(b)))
     files.push({
       path: `schemas/${name}.json`,

@@ -32,6 +32,14 @@ export const coverageReportEntrySchema = z.object({
     ),
   }),
   states: z.object({ covered: countSchema, total: countSchema, missing: z.array(z.string()) }),
+  guards: z
+    .object({
+      covered: countSchema,
+      total: countSchema,
+      missing: z.array(z.object({ key: z.string().min(1), guard: z.string(), outcome: z.boolean() })),
+    })
+    .optional()
+    .describe('guard outcomes shown (true and false per guarded transition, see guardCoverage)'),
 });
 
 /** `visualizations/coverage.json`: the format tag and one entry per machine id. */

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InputError } from '../common/errors.js';
 import type { TransitionCoverage } from './coverage.js';
+import type { GuardCoverage } from './guard-coverage.js';
 
 /** The format tag at the top of `visualizations/coverage.json`. */
 export const COVERAGE_REPORT_FORMAT = 'loopchart-coverage/1';
@@ -12,9 +13,13 @@ export const COVERAGE_REPORT_FORMAT = 'loopchart-coverage/1';
  * key order and a final newline, so regenerating it gives a small, readable diff.
  *
  * @param entries one coverage per machine
+ * @param guards guard-outcome coverage per machine, written as each entry's `guards` when given
  * @throws InputError when two entries have the same machine id
  */
-export function coverageReportJson(entries: readonly TransitionCoverage[]): string {
+export function coverageReportJson(
+  entries: readonly TransitionCoverage[],
+  guards: readonly GuardCoverage[] = [],
+): string {
   const sorted = [...entries].sort((a, b) => (a.machine < b.machine ? -1 : a.machine > b.machine ? 1 : 0));
   const machines: Record<string, unknown> = {};
   for (const entry of sorted) {
@@ -43,9 +48,21 @@ export function coverageReportJson(entries: readonly TransitionCoverage[]): stri
         total: entry.states.total,
         missing: [...entry.states.missing],
       },
+      ...guardsOf(guards.find((g) => g.machine === entry.machine)),
     };
   }
   return `${JSON.stringify({ format: COVERAGE_REPORT_FORMAT, machines }, null, 2)}\n`;
+}
+
+function guardsOf(coverage: GuardCoverage | undefined) {
+  if (coverage === undefined) return {};
+  return {
+    guards: {
+      covered: coverage.covered,
+      total: coverage.total,
+      missing: coverage.missing.map((m) => ({ key: m.key, guard: m.guard, outcome: m.outcome })),
+    },
+  };
 }
 
 /**

@@ -31,7 +31,6 @@ const revise: ReviewReturn = {
   minors: [],
   fixTasks: ['split writer'],
 };
-const cap5 = { maxFixRounds: 5, enforce: true };
 const GRANT = 'The loop may fund conformance rounds from the allowance.';
 
 describe('parseReviewReturn', () => {

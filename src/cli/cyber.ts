@@ -48,6 +48,7 @@ checkpoint and reports why it stopped.
   --transcript <file>        where the run transcript goes (default: in the run directory)
   --check-timeout <s>        kill a check after <s> seconds (it fails)
   --patcher-timeout <s>      kill the patcher after <s> seconds
+  --scope-reason "<text>"    why the scope may be wider than the files the failing checks name
   --json                     print one JSON object with the terminal record
 Exit codes: 0 already-holds or restored, 2 invalid input, 4 non-converged, 5 recovery-failure,
 1 internal error, 130 interrupted (Ctrl-C or SIGTERM: the scope is restored to its checkpoint).
@@ -137,6 +138,7 @@ export const cyberCommand: CliCommand = {
       'patcher-timeout': { type: 'string' },
       'patcher-agent': { type: 'string' },
       ...AGENT_OPTIONS,
+      'scope-reason': { type: 'string' },
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -175,6 +177,18 @@ export const cyberCommand: CliCommand = {
       worktree,
       request: requestOf(values),
       patcher: values.patcher,
+      // The smallest scope is derived from what the failing checks print (cyber-scope.ts).
+      ...(values.invariant === undefined
+        ? {}
+        : {
+            scopeCheck: {
+              checks: [
+                { name: 'invariant', command: values.invariant },
+                ...(values.check ?? []).map((command, index) => ({ name: `check-${index + 1}`, command })),
+              ],
+              reason: values['scope-reason'] ?? null,
+            },
+          }),
       ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
       ...(checkTimeoutMs === undefined ? {} : { checkTimeoutMs }),
       ...(patcherTimeoutMs === undefined ? {} : { patcherTimeoutMs }),

@@ -23,6 +23,7 @@ import {
 } from '../../machines/cybernetic-loop.js';
 import { InputError, LoopchartError } from '../common/errors.js';
 import { renderCheckCommand } from '../cybernetic/check-command.js';
+import type { ScopeDerivation } from '../cybernetic/derive-scope.js';
 import { freezeRunContract, type RunContract } from '../cybernetic/run-contract.js';
 import type { RunRecord } from '../cybernetic/run-record.js';
 import type { CandidateAttempt } from '../cybernetic/run-transcript.js';
@@ -40,6 +41,7 @@ import {
   type OutsideScopeWatch,
 } from '../effects/scope-watch.js';
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
+import { deriveRunScope, type ScopeCheck } from './cyber-scope.js';
 import { projectCyberneticTranscript } from './cybernetic-transcript.js';
 import { createTranscriptRecorder } from './transcript.js';
 import { withWriterLock } from './writer-lock.js';
@@ -66,6 +68,12 @@ export interface CyberneticRunnerOptions {
   readonly killGraceMs?: number;
   /** Called with the frozen contract before the first mutation (the echo). */
   readonly onContract?: (contract: RunContract) => void;
+  /**
+   * Derive the smallest scope before the run (cyber-scope.ts): the checks to run once and the
+   * person's reason for a wider declared scope. The declared and derived scopes and the reason are
+   * recorded in contract.json; a wider scope without a reason is refused before anything runs.
+   */
+  readonly scopeCheck?: { readonly checks: readonly ScopeCheck[]; readonly reason: string | null };
   /** Called after the baseline run. */
   readonly onBaseline?: (run: RunRecord) => void;
   /** Called after each candidate's full run, with its keep-or-revert decision and verdict. */
@@ -187,6 +195,7 @@ export function createCyberneticActors(
   options: CyberneticRunnerOptions,
   runDir: string,
   evidence: Map<number, string[]>,
+  scopeDerivation: ScopeDerivation | null = null,
 ) {
   const worktree = resolve(options.worktree);
   const git = createGitPort(worktree, options.env === undefined ? {} : { env: options.env });
@@ -224,7 +233,9 @@ export function createCyberneticActors(
     echoContract: fromPromise<Record<string, never>, { contract: RunContract }>(async ({ input }) => {
       scope = [...input.contract.scope];
       // The recorded scope and frozen contract, kept with the run (outside the repository).
-      await writeFileAtomic(join(runDir, 'contract.json'), `${JSON.stringify(input.contract, null, 2)}\n`);
+      // The scope derivation (declared, derived, reason) is recorded with the frozen contract.
+      const recorded = scopeDerivation === null ? input.contract : { ...input.contract, scopeDerivation };
+      await writeFileAtomic(join(runDir, 'contract.json'), `${JSON.stringify(recorded, null, 2)}\n`);
       options.onContract?.(input.contract);
       return {};
     }),
@@ -382,10 +393,24 @@ async function runCyberneticLoopLocked(options: CyberneticRunnerOptions): Promis
       `${worktree} is inside the git worktree ${root}; pass the worktree root (scope paths are relative to it)`,
     );
   await refuseScopeOverGitDir(worktree, options.request);
+  // A request without a list of scope paths is refused by validation later, with its findings.
+  const declared = (options.request as { scope?: unknown } | null)?.scope;
+  const scopeDerivation =
+    options.scopeCheck !== undefined &&
+    Array.isArray(declared) &&
+    declared.every((p) => typeof p === 'string')
+      ? await deriveRunScope(
+          worktree,
+          options.scopeCheck.checks,
+          declared as string[],
+          options.scopeCheck.reason,
+          options.checkTimeoutMs,
+        )
+      : null;
   const runDir = options.runDir ?? (await makeTempDir('loopchart-cyber-', { outside: worktree }));
   const transcriptPath = options.transcriptPath ?? join(runDir, 'transcript.jsonl');
   const evidence = new Map<number, string[]>();
-  const actors = createCyberneticActors(options, runDir, evidence);
+  const actors = createCyberneticActors(options, runDir, evidence, scopeDerivation);
   const recorder = createTranscriptRecorder({
     path: transcriptPath,
     machine: 'cybernetic-loop',

@@ -5,7 +5,7 @@ import { assign } from 'xstate';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import { loopSetup } from './setup.js';
-import { describeError, headLedger, seedOf } from './views.js';
+import { describeError, dirtDetail, headLedger, seedOf } from './views.js';
 
 /** The `entry` region of the loop engine. */
 export const entryRegion = loopSetup.createStateConfig({
@@ -77,6 +77,15 @@ export const entryRegion = loopSetup.createStateConfig({
     seeding: {
       description: 'Entry step 4: the ledger skeleton from the spec',
       always: [
+        {
+          guard: 'treeDirty',
+          target: '#loop-implementation.humanStop.dirtyTree',
+          description: 'dirty tree before any dispatch',
+          actions: assign({
+            stop: ({ context }) => ({ kind: 'dirty-start' as const, detail: dirtDetail(context) }),
+            stopLedger: null,
+          }),
+        },
         {
           guard: 'settingsUnavailable',
           target: '#loop-implementation.invalid',
@@ -151,7 +160,7 @@ export const entryRegion = loopSetup.createStateConfig({
             stop: ({ context }) => ({
               kind: 'commit-boundary' as const,
               problem: 'dirty tree' as const,
-              detail: (context.workspace?.porcelain ?? '').trim().split('\n').slice(0, 10).join('; '),
+              detail: dirtDetail(context),
             }),
             stopLedger: ({ context }) => context.ledger,
           }),

@@ -47,6 +47,10 @@ export const humanStopRegion = loopSetup.createStateConfig({
         'human.stop': { target: '#loop-implementation.stopped' },
       },
     },
+    dirtyTree: {
+      description: "Dirty tree at a fresh entry: stop only, nothing is the loop's to discard",
+      on: { 'human.stop': { target: '#loop-implementation.stopped' } },
+    },
     commitBoundary: {
       description: 'Dirty tree: discard/reset authorization',
       on: {

@@ -26,7 +26,7 @@ import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
 import { type ReturnOutcome, validateReturn } from '../../src/gauntlet/validate.js';
 import { type VerificationReturnOutcome, validateVerificationReturn } from '../../src/gauntlet/verify.js';
-import type { CommitRequest, GateRun, HumanEvent, LoopContext } from './context.js';
+import type { BoundaryFacts, CommitRequest, GateRun, HumanEvent, LoopContext } from './context.js';
 
 /**
  * The ordered table's answer for the context (the pure `evaluateRules` over the ledger, history,
@@ -67,7 +67,7 @@ export function returnOutcome(context: LoopContext): ReturnOutcome | null {
     saved: plan.saved,
     boundary: { ...child, porcelain: boundary.porcelain, commitCount: boundary.commitCount },
     ...(boundary.commit === null ? {} : { commit: boundary.commit }),
-    ...(boundary.headLedgerText === null ? {} : { headLedger: ledgerOrFindings(boundary.headLedgerText) }),
+    ...headLedgerFacts(boundary),
     retainedActionRecords: context.actionRecords,
   });
 }
@@ -85,8 +85,19 @@ export function verificationOutcome(context: LoopContext): VerificationReturnOut
     saved: plan.saved,
     boundary: { ...child, porcelain: boundary.porcelain, commitCount: boundary.commitCount },
     ...(boundary.commit === null ? {} : { commit: boundary.commit }),
-    ...(boundary.headLedgerText === null ? {} : { headLedger: ledgerOrFindings(boundary.headLedgerText) }),
+    ...headLedgerFacts(boundary),
   });
+}
+
+/**
+ * The ledger at HEAD as validation sees it. A single new commit whose tree has no ledger file is a
+ * ledger that cannot be read (a validation miss of the target, repaired from the saved copy), not
+ * a missing fact.
+ */
+function headLedgerFacts(boundary: BoundaryFacts): { headLedger?: Ledger | readonly Finding[] } {
+  if (boundary.headLedgerText !== null) return { headLedger: ledgerOrFindings(boundary.headLedgerText) };
+  if (boundary.commit === null) return {};
+  return { headLedger: [{ code: 'ledger.absent', line: 0, reason: 'the commit deletes the ledger file' }] };
 }
 
 export function ledgerOrFindings(text: string): Ledger | readonly Finding[] {
@@ -228,6 +239,11 @@ export function ruleStop(context: LoopContext): HumanStop | null {
     default:
       return null;
   }
+}
+
+/** The first ten lines of the unexpected dirt at entry, for a dirty-tree stop. */
+export function dirtDetail(context: LoopContext): string {
+  return (context.workspace?.porcelain ?? '').trim().split('\n').slice(0, 10).join('; ');
 }
 
 /** What an unattributed verdict found, for the recovery-incomplete stop's detail. */

@@ -64,6 +64,11 @@ export type HumanStop =
       readonly problem: 'dirty tree' | 'commit boundary';
       readonly detail: string;
     }
+  /**
+   * A dirty tree at a fresh entry, before the ledger is seeded and before any dispatch. Every
+   * change predates the run, so the loop owns none of it: only `stop` is offered (issue 10 item 2).
+   */
+  | { readonly kind: 'dirty-start'; readonly detail: string }
   /** Verify step 1 failed with `repairs >= allowance`, or without a repair model (VF3, VF5). */
   | { readonly kind: 'verification-failed'; readonly repairs: number; readonly problem: VerificationProblem }
   /** An approved amendment re-bounded a done row while verify was active (VF9). */
@@ -150,6 +155,9 @@ export type HumanReplyResult =
 export const QUESTION_LINE = 'gauntlet: question';
 /** Printed at every stop, after the row lines (or alone when there are none). */
 export const PRESERVE_LINE = "Preserve every row's attempts.";
+/** What the person does at a dirty start: the loop never discards changes it did not make. */
+export const DIRTY_START_RECOMMENDATION =
+  'Recommendation: commit, stash or move these changes, then run again; the loop never discards work it did not make';
 /** The problem line of a missing-model stop. */
 export const MISSING_MODEL_PROBLEM = 'Problem: escalationLoop.implModel unavailable';
 /** At most this many log lines are quoted at the verification stop. */
@@ -163,6 +171,7 @@ const OFFERS: Readonly<Record<HumanStopKind, readonly MenuOfferKind[]>> = {
   'unreachable-amend': ['retry', 'raise', 'amend', 'stop'],
   'recovery-incomplete': ['discard', 'stop'],
   'commit-boundary': ['discard', 'stop'],
+  'dirty-start': ['stop'],
   'verification-failed': ['amend', 'stop'],
   'reopened-during-verify': ['return', 'stop'],
   'configuration-error': ['stop'],
@@ -224,12 +233,13 @@ export function menuFor(stop: HumanStop): readonly MenuOffer[] {
  * @param stop the stop
  * @param ledger the ledger whose rows the stop lists: the ledger at HEAD, or the restored
  *   pre-dispatch ledger at a rejected-return or recovery-incomplete stop (H3, R3). `null` is
- *   accepted only for a configuration error that has no readable ledger.
+ *   accepted only for a configuration error that has no readable ledger and a dirty start (no
+ *   ledger is seeded yet).
  * @returns the message, lines joined with `\n`, ending with a newline
  * @throws HumanStopError when `ledger` is `null` for any other stop kind
  */
 export function renderHumanStop(stop: HumanStop, ledger: Ledger | null): string {
-  if (ledger === null && stop.kind !== 'configuration-error')
+  if (ledger === null && stop.kind !== 'configuration-error' && stop.kind !== 'dirty-start')
     throw new HumanStopError(`a ${stop.kind} stop needs the ledger to list its rows`);
   const lines: string[] = [stop.kind === 'conformance-step6' ? STEP6_LINE : QUESTION_LINE, header(stop)];
   if (stop.kind === 'review-cap' || stop.kind === 'conformance-step6')
@@ -483,6 +493,8 @@ function header(stop: HumanStop): string {
       return `Stopped: iteration ${stop.iteration} recovery incomplete - ${singleLine(stop.what)}`;
     case 'commit-boundary':
       return `Stopped: ${stop.problem} - ${singleLine(stop.detail)}`;
+    case 'dirty-start':
+      return `Stopped: dirty tree - ${singleLine(stop.detail)}`;
     case 'verification-failed':
       return 'Stopped: verification failed with every row closed';
     case 'reopened-during-verify':
@@ -522,6 +534,8 @@ function problemLines(stop: HumanStop, ledger: Ledger | null): string[] {
       return [`Problem: ${singleLine(stop.detail ?? stop.what)}`];
     case 'commit-boundary':
       return [`Problem: ${singleLine(stop.detail)}`];
+    case 'dirty-start':
+      return [`Problem: uncommitted changes before the first dispatch: ${singleLine(stop.detail)}`];
     case 'configuration-error':
       return [`Problem: ${singleLine(stop.message)}`];
     case 'review-miss':
@@ -567,6 +581,8 @@ function recommendationLines(stop: HumanStop): string[] {
       return [
         `Recommendation: rows +N - only a raised allowance permits more seed dispatches; a numbered retry leaves the seed count at ${stop.seedRepairs}`,
       ];
+    case 'dirty-start':
+      return [DIRTY_START_RECOMMENDATION];
     default:
       return [];
   }

@@ -248,7 +248,9 @@ export function validateReturn(facts: ReturnFacts): ReturnOutcome {
       'miss.ledger-unreadable',
       first === undefined
         ? 'the ledger at HEAD could not be read'
-        : `the ledger at HEAD does not parse: ${first.reason}`,
+        : first.code === 'ledger.absent'
+          ? 'the commit deletes the ledger file'
+          : `the ledger at HEAD does not parse: ${first.reason}`,
     );
   }
 

@@ -170,7 +170,7 @@ describe('stops for a human', () => {
     expect(r.subjects()).toContain('loop: cut row 1');
   });
 
-  it('stops at recovery incomplete when the checkout held a change the dispatch cannot own, and keeps it', async () => {
+  it('stops at the dirty tree before any dispatch when the checkout held a change from before the run, and keeps it', async () => {
     const r = repo({ script: { version: 1, targets: { seed: [{ do: 'crash', exitCode: 3 }] } } });
     r.write('notes.txt', 'my own notes\n');
     const args = await r.runArgs('--allowance', '2');
@@ -178,14 +178,15 @@ describe('stops for a human', () => {
     expect(out.code).toBe(3);
     expect(out.stdout.split('\n').slice(0, 2)).toEqual([
       'gauntlet: question',
-      'Stopped: iteration 0 recovery incomplete - checkout ownership unproven',
+      'Stopped: dirty tree - ?? notes.txt',
     ]);
     expect(r.read('notes.txt')).toBe('my own notes\n');
-    expect(r.ledger()).toContain('pending: seed | home | ');
-    expect(r.ledger()).toContain('iterations: 1');
+    // No ledger was seeded and no child ran (issue 10 item 2).
+    expect(r.subjects()).toEqual([]);
     const budget = await cli('run', [...args, '--answer', 'rows +3']);
     expect(budget.code).toBe(2);
-    expect(r.ledger()).toContain('pending: seed | home | ');
+    expect(r.read('notes.txt')).toBe('my own notes\n');
+    expect(r.subjects()).toEqual([]);
   });
 
   it('stops at recovery incomplete for a commit it cannot attribute, and repairs the attempt once discard is authorized', async () => {

@@ -64,28 +64,28 @@ describe('user files survive recovery', () => {
     expect(existsSync(join(r.dir, 'src/half.txt'))).toBe(false);
   });
 
-  it('never resets untracked files that were there before the dispatch, and keeps edits made while stopped', async () => {
+  it('never touches untracked files that were there before the run: it stops at the dirty tree first', async () => {
     const r = repo({ seed: [dirtySeed, validSeed] });
     r.write('notes.txt', 'notes from before the run\n');
     const args = await r.runArgs('--allowance', '3');
     const first = await cli('run', args);
     expect(first.code).toBe(3);
-    expect(first.stdout).toContain('recovery incomplete - checkout ownership unproven');
-    // While stopped, the person edits a tracked file and adds another one.
-    r.write('README.md', 'edited while stopped\n');
-    r.write('more-notes.txt', 'written while stopped\n');
-    const second = await cli('run', args);
-    expect(second.code).toBe(3);
-    expect(second.stdout).toContain('recovery incomplete - checkout ownership unproven');
-    const stop = await cli('run', [...args, '--answer', 'stop']);
-    expect(stop.code).toBe(3);
+    expect(first.stdout).toContain('Stopped: dirty tree - ?? notes.txt');
+    expect(r.subjects()).toEqual([]);
     expect(r.read('notes.txt')).toBe('notes from before the run\n');
-    expect(r.read('README.md')).toBe('edited while stopped\n');
-    expect(r.read('more-notes.txt')).toBe('written while stopped\n');
-    expect(r.read('src/half.txt')).toBe('half a change\n');
-    // The child's unadmitted ledger edit stays on disk too; the stop lists the saved rows instead.
-    expect(r.ledger()).toContain('| 1 | open | 0 | one; failing |');
-    expect(second.stdout).toContain('row 1: 0 of 3');
+    // The person commits the notes; the run then owns the checkout and resets only the child's work.
+    r.git('add', 'notes.txt');
+    r.git('commit', '-q', '-m', 'notes');
+    const second = await cli('run', args);
+    expect(second.code).toBe(0);
+    expect(r.subjects().slice(0, 4)).toEqual([
+      'notes',
+      'loop: seed ledger',
+      'loop: repair seed',
+      'loop: seed evidence',
+    ]);
+    expect(r.read('notes.txt')).toBe('notes from before the run\n');
+    expect(existsSync(join(r.dir, 'src/half.txt'))).toBe(false);
   });
 
   it('does not reset edits made after the child ended while the runner was down', async () => {

@@ -57,6 +57,7 @@ const ALL_KINDS: HumanStop[] = [
   { kind: 'unreachable-amend', row: 2, what: 'staging bucket', where: 'docs/ops.md' },
   { kind: 'recovery-incomplete', iteration: 6, what: 'checkout ownership unproven' },
   { kind: 'commit-boundary', problem: 'dirty tree', detail: '2 paths changed outside a dispatch' },
+  { kind: 'dirty-start', detail: '?? notes.txt' },
   {
     kind: 'verification-failed',
     repairs: 4,
@@ -298,6 +299,7 @@ describe('menuFor', () => {
       'unreachable-amend': ['retry', 'raise', 'amend', 'stop'],
       'recovery-incomplete': ['discard', 'stop'],
       'commit-boundary': ['discard', 'stop'],
+      'dirty-start': ['stop'],
       'verification-failed': ['amend', 'stop'],
       'reopened-during-verify': ['return', 'stop'],
       'configuration-error': ['stop'],

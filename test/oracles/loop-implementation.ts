@@ -98,6 +98,8 @@ const OFFERS: Record<string, readonly string[]> = {
   unreachableAmend: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
   recoveryIncomplete: ['human.discard', 'human.stop'],
   commitBoundary: ['human.discard', 'human.stop'],
+  // A dirty tree at a fresh entry: every change predates the run, so only stop (issue 10 item 2).
+  dirtyTree: ['human.stop'],
   verificationFailed: ['human.amend', 'human.stop'],
   reopenedDuringVerify: ['human.return', 'human.stop'],
   ...REVIEW_STOP_OFFERS,
@@ -803,6 +805,7 @@ export function expectedStopLines(
       `^Stopped: iteration ${String(stop.iteration)} recovery incomplete - .+$`,
     ),
     'commit-boundary': /^Stopped: .+$/,
+    'dirty-start': /^Stopped: dirty tree - .+$/,
     'verification-failed': /^Stopped: verification failed with every row closed$/,
     'reopened-during-verify': new RegExp(
       `^Stopped: row ${String(stop.row)} reopened by amendment during verify$`,

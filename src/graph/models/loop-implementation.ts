@@ -53,6 +53,14 @@ function json(value: unknown): JsonValue {
 const workspaces: EventPayload[] = [
   { name: 'fresh', head: BASE, porcelain: '', ledgerText: null, specText: WORLD_SPEC, savedLedgerText: null },
   {
+    name: 'fresh, dirty tree',
+    head: BASE,
+    porcelain: '?? notes.txt',
+    ledgerText: null,
+    specText: WORLD_SPEC,
+    savedLedgerText: null,
+  },
+  {
     name: 'fresh, bad spec',
     head: BASE,
     porcelain: '',

@@ -79,9 +79,11 @@ export const checkCommand: CliCommand = {
     }
     if (ledgerPath === null && specPath !== null && values.spec !== undefined)
       ledgerPath = defaultLedgerPath(specPath);
+    let absentLedger: string | null = null;
     if (ledgerPath !== null) {
       const text = await read(ledgerPath);
       if (text === null) {
+        if (values.ledger === undefined) absentLedger = ledgerPath;
         if (values.ledger !== undefined)
           findings.push({
             file: ledgerPath,
@@ -108,7 +110,9 @@ export const checkCommand: CliCommand = {
         `${JSON.stringify({ schema: CLI_RESULT_SCHEMA_ID, command: 'check', status, exitCode, spec: specPath, ledger: ledgerPath, findings })}\n`,
       );
     else if (findings.length === 0)
-      io.stdout.write(`ok: ${[specPath, ledgerPath].filter((p) => p !== null).join(' and ')} check clean\n`);
+      io.stdout.write(
+        `ok: ${[specPath, ledgerPath === absentLedger ? null : ledgerPath].filter((p) => p !== null).join(' and ')} check clean${absentLedger === null ? '' : ` (no ledger at ${absentLedger} yet)`}\n`,
+      );
     else io.stdout.write(`${findings.map(line).join('\n')}\n`);
     return exitCode;
   },

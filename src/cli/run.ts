@@ -260,6 +260,8 @@ export const runCommand: CliCommand = {
     }
     if (options.child === undefined)
       throw new UsageError('run: give the child with --child "<command>" or --child-agent <agent>');
+    if (options.child.trim() === '')
+      throw new UsageError('run: --child is empty; give the command that runs one child dispatch');
     const crash = crashHookFromEnvironment();
     // Ctrl-C or SIGTERM stops a running child or gate (its whole process group), lets the
     // interrupted dispatch be recovered and repaired, and ends the run before the next one (130).

@@ -2,11 +2,12 @@
  * The paths and commands a run needs before the machine starts: the worktree root, the spec and
  * ledger as repo-relative paths, and the verification command a fresh ledger records.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { InputError } from '../common/errors.js';
 import { readFileIfExists } from '../effects/files.js';
-import { resolveWorktreeRoot } from '../effects/git-dir.js';
+import { createGitPort } from '../effects/git.js';
+import { resolveGitDir, resolveWorktreeRoot } from '../effects/git-dir.js';
 import { parseLedger } from '../gauntlet/ledger.js';
 
 /**
@@ -92,4 +93,63 @@ export function discoverVerification(worktree: string): string | null {
     // no Makefile
   }
   return found.length === 1 ? (found[0] as string) : null;
+}
+
+/**
+ * Refuses run inputs that would otherwise fail deep inside the run (issue 10 item 7): a spec or
+ * ledger path that is a directory or lies inside the git directory (nothing is ever written
+ * there as a ledger or spec), and a repository without a commit.
+ *
+ * @param worktree the worktree root
+ * @param paths the repo-relative spec and ledger paths
+ * @throws InputError (`run.path`, `run.no-commits`) naming the problem
+ */
+export async function checkRunPaths(
+  worktree: string,
+  paths: { readonly specPath: string; readonly ledgerPath: string },
+): Promise<void> {
+  const gitDir = realpathSync(await resolveGitDir(worktree));
+  for (const [what, path] of [
+    ['spec', paths.specPath],
+    ['ledger', paths.ledgerPath],
+  ] as const) {
+    const absolute = resolve(worktree, path);
+    const inGitDir = relative(gitDir, absolute);
+    if (path.split('/').includes('.git') || !(inGitDir.startsWith('..') || isAbsolute(inGitDir)))
+      throw new InputError(
+        'run.path',
+        `the ${what} ${path} is inside the git directory; a ${what} is never read or written there`,
+      );
+    if (existsSync(absolute) && statSync(absolute).isDirectory())
+      throw new InputError('run.path', `the ${what} ${path} is a directory, not a file`);
+  }
+  if ((await revParseIn(worktree, 'HEAD')) === null)
+    throw new InputError(
+      'run.no-commits',
+      'the repository has no commits: commit the spec (or anything) before the first run',
+    );
+}
+
+/**
+ * Refuses a ledger whose base commit is not in the repository (a shallow clone that lacks it):
+ * its attempts could not be counted from history.
+ *
+ * @throws InputError (`run.base-missing`) naming the base and the fix
+ */
+export async function checkLedgerBase(worktree: string, ledgerPath: string, base: string): Promise<void> {
+  if ((await revParseIn(worktree, base)) === null)
+    throw new InputError(
+      'run.base-missing',
+      `the ledger ${ledgerPath} is based on ${base}, which this repository does not have (a shallow clone?): fetch the history (git fetch --unshallow) and run again`,
+    );
+}
+
+/** The commit `rev` names in the worktree's repository, or `null` when there is none. */
+async function revParseIn(worktree: string, rev: string): Promise<string | null> {
+  try {
+    const sha = await createGitPort(worktree).revParse(rev);
+    return sha === '' ? null : sha;
+  } catch {
+    return null;
+  }
 }

@@ -40,6 +40,8 @@ import {
 import { createLoopActors, openHostSession } from './loop-actors.js';
 import { createLoopRecordProjector, isResting, stateLabel } from './loop-transcript.js';
 import {
+  checkLedgerBase,
+  checkRunPaths,
   defaultLedgerPath,
   discoverVerification,
   repoRelative,
@@ -223,8 +225,17 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
       'no spec: give the spec (--spec), or a ledger whose **Spec:** header names it',
     );
   ledgerPath ??= defaultLedgerPath(specPath);
+  await checkRunPaths(worktree, { specPath, ledgerPath });
   const ledgerText = await readWorktreeFile(worktree, ledgerPath);
-  const existing = ledgerText === null ? null : parseLedger(ledgerText).ledger;
+  const parsedLedger = ledgerText === null ? null : parseLedger(ledgerText);
+  const existing = parsedLedger?.ledger ?? null;
+  if (parsedLedger !== null && existing === null)
+    throw new InputError(
+      'run.ledger',
+      `${ledgerPath} is not a loop ledger (${parsedLedger.findings[0]?.reason ?? 'it does not parse'}); name the ledger with --ledger, or move the file`,
+      parsedLedger.findings,
+    );
+  if (existing !== null) await checkLedgerBase(worktree, ledgerPath, existing.base);
   const verification = options.verification ?? existing?.verification ?? discoverVerification(worktree);
   if (verification === null)
     throw new InputError(

@@ -1,0 +1,122 @@
+/**
+ * Issue 10 item 7: user errors end with exit 2 and a named error, never exit 1 (internal error),
+ * and nothing is written where it must not be (never inside the git directory).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/commands.js';
+import { createLoopRepo, GIT_TEST_ENV, type LoopRepo, useGitTestEnvironment } from '../support/loop-repo.js';
+import { stringSinks } from '../support/string-sinks.js';
+
+const repos: LoopRepo[] = [];
+const dirs: string[] = [];
+beforeAll(() => useGitTestEnvironment());
+afterEach(() => {
+  for (const repo of repos.splice(0)) repo.remove();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function repo(): LoopRepo {
+  const r = createLoopRepo({ script: { version: 1, targets: { seed: [{ do: 'crash' }] } } });
+  repos.push(r);
+  return r;
+}
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string; error: string }> {
+  const { io, out } = stringSinks();
+  const code = await runCli([...args, '--json'], io);
+  const parsed = out.stdout.trim() === '' ? {} : (JSON.parse(out.stdout) as { error?: { code?: string } });
+  return { code, ...out, error: parsed.error?.code ?? '' };
+}
+
+describe('user errors are named, exit 2, and write nothing', () => {
+  it('--spec naming a directory', async () => {
+    const r = repo();
+    const out = await run(['run', ...(await r.runArgs()).map((a) => (a === r.specPath ? 'docs' : a))]);
+    expect(out.code).toBe(2);
+    expect(out.error).toBe('run.path');
+    expect(out.stderr).toContain('is a directory');
+    expect(r.subjects()).toEqual([]);
+  });
+
+  it('a repository without commits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopchart-reliability-empty-'));
+    dirs.push(dir);
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env: { ...process.env, ...GIT_TEST_ENV } });
+    mkdirSync(join(dir, 'docs'));
+    const out = await run([
+      'run',
+      '--worktree',
+      dir,
+      '--spec',
+      'docs/spec.md',
+      '--child',
+      'true',
+      '--verification',
+      'true',
+    ]);
+    expect(out.code).toBe(2);
+    expect(out.error).toBe('run.no-commits');
+  });
+
+  it('--ledger naming a file that is not a ledger', async () => {
+    const r = repo();
+    const out = await run(['run', ...(await r.runArgs('--ledger', 'README.md'))]);
+    expect(out.code).toBe(2);
+    expect(out.error).toBe('run.ledger');
+    expect(r.read('README.md')).toBe('test repository\n');
+    expect(r.subjects()).toEqual([]);
+  });
+
+  it('--ledger inside the git directory, and nothing is written there', async () => {
+    const r = repo();
+    const out = await run(['run', ...(await r.runArgs('--ledger', '.git/x.md'))]);
+    expect(out.code).toBe(2);
+    expect(out.error).toBe('run.path');
+    expect(existsSync(join(r.dir, '.git/x.md'))).toBe(false);
+    expect(r.subjects()).toEqual([]);
+  });
+
+  it('an empty --child', async () => {
+    const r = repo();
+    const args = await r.runArgs();
+    args[args.indexOf('--child') + 1] = '';
+    const out = await run(['run', ...args]);
+    expect(out.code).toBe(2);
+    expect(out.error).toBe('cli.usage');
+    expect(r.subjects()).toEqual([]);
+  });
+
+  it('check names a ledger that does not exist instead of calling it clean', async () => {
+    const r = repo();
+    const { io, out } = stringSinks();
+    const code = await runCli(['check', '--worktree', r.dir, '--spec', r.specPath], io);
+    expect(code).toBe(0);
+    expect(out.stdout).not.toContain('docs/plans/feature.md check clean');
+    expect(out.stdout).toContain('no ledger at docs/plans/feature.md');
+  });
+
+  it('a ledger whose base a shallow clone lacks', async () => {
+    const r = repo();
+    // Seed a ledger on a later commit, then clone shallowly so the base commit is missing.
+    r.write('later.txt', 'later\n');
+    r.git('add', '-A');
+    r.git('commit', '-q', '-m', 'later');
+    const base = r.git('rev-parse', 'HEAD~1').trim();
+    const ledger = `# Loop ledger\n\n**Spec:** ${r.specPath}\n\nbase: ${base}\nverification: true\nchecks: commands\niterations: 0\nallowance: 3\n\n| row | status | attempts | evidence |\n| --- | --- | --- | --- |\n| 1 | open | 0 | |\n| 2 | open | 0 | |\n\n## Decisions\n`;
+    r.write(r.ledgerPath, ledger);
+    r.git('add', '-A');
+    r.git('commit', '-q', '-m', 'loop: seed ledger');
+    const clone = mkdtempSync(join(tmpdir(), 'loopchart-reliability-shallow-'));
+    dirs.push(clone);
+    execFileSync('git', ['clone', '-q', '--depth', '1', `file://${r.dir}`, clone], {
+      env: { ...process.env, ...GIT_TEST_ENV },
+    });
+    const out = await run(['run', '--worktree', clone, '--spec', r.specPath, '--child', 'true']);
+    expect(out.code).toBe(2);
+    expect(out.error).toBe('run.base-missing');
+  });
+});

@@ -11,6 +11,7 @@
 import { InputError } from '../common/errors.js';
 import { neutralizeText } from '../common/terminal-text.js';
 import type { ChildTask } from '../gauntlet/dispatch.js';
+import type { ReviewTask } from '../gauntlet/review.js';
 import type { Ledger, SpecRow } from '../gauntlet/types.js';
 import { renderTaskSummary } from './task-summary.js';
 
@@ -68,13 +69,15 @@ export interface PromptInput {
   readonly rpi?: RpiContext;
   /** Role `patcher`. */
   readonly patcher?: PatcherTask;
+  /** Role `reviewer`: the review task (docs/review-contract.md); `specRows` lists the rows to audit. */
+  readonly review?: ReviewTask;
   /** A user template with `{{variable}}` placeholders, replacing the default layout. */
   readonly template?: string;
 }
 
 /** The variables a template may use, with what each holds. */
 export const PROMPT_VARIABLES: Readonly<Record<string, string>> = {
-  role: 'the role: child, verify-repair, implementer, validator or patcher',
+  role: 'the role: child, verify-repair, implementer, validator, patcher or reviewer',
   tool: 'how to call loopchart (e.g. `loopchart`)',
   goal: 'the goal of this dispatch, one paragraph',
   task: 'the task in plain words (what `loopchart child show` prints)',
@@ -323,6 +326,63 @@ function patcherSections(input: PromptInput): Sections {
   };
 }
 
+function reviewerSections(input: PromptInput): Sections {
+  const task = input.review;
+  if (task === undefined)
+    throw new PromptError('prompt.input', 'the reviewer prompt needs the review task (--task <file>)');
+  const sha = /^[0-9a-f]{7,64}$/;
+  if (!sha.test(task.base) || !sha.test(task.head))
+    throw new PromptError('prompt.input', 'the review task names no valid base and head commits');
+  const range = `${task.base}..${task.head}`;
+  const tool = input.tool;
+  const conformance = task.role === 'conformance';
+  const rows = (input.specRows ?? []).map((r) => `  row ${r.row}: ${safe(r.text)}`);
+  const summary = [
+    conformance
+      ? `Conformance review of the branch: does it do what its spec's acceptance rows ask? Commits under review: ${range}.`
+      : `Whole-diff review of the branch: the change ${range} read as one piece.`,
+    ...(conformance
+      ? [rows.length === 0 ? 'Acceptance rows: read them in the spec.' : 'Acceptance rows:', ...rows]
+      : []),
+    `Worktree: ${task.worktree}`,
+    `Spec: ${task.spec}`,
+    `Ledger: ${task.ledger} (each row's status and evidence)`,
+    `Fix rounds of this review used: ${task.fixRoundsUsed} of ${task.fixRoundCap}`,
+  ].join('\n');
+  const write = conformance
+    ? `$ ${tool} child review --verdict <CONFORMS|GAPS>`
+    : `$ ${tool} child review --verdict <SHIP|REVISE>`;
+  const options = conformance
+    ? 'CONFORMS when every acceptance row is met; GAPS otherwise, with one `--gap "G<n>: <what is missing>"` per open gap (ids G1, G2, ... each once) and one `--fix-task "<one line>"` per change that would close them. Add `--happy-path "<what you ran>"` only when you ran the feature end to end.'
+    : 'SHIP when the change can merge as it is, with one `--minor "<one line>"` per small remark that does not block it; REVISE when it cannot, with at least one `--fix-task "<one line>"` naming a change to make.';
+  return {
+    intro: `You are the ${task.role} reviewer of a loop's final verification: you read and judge, you change nothing.`,
+    goal: conformance
+      ? "Check each acceptance row of the spec against the code, the tests and the ledger's evidence, and say whether the branch conforms (CONFORMS) or which gaps are open (GAPS)."
+      : 'Review the whole diff for correctness, clarity and risk, and say whether it can ship (SHIP) or must be revised (REVISE).',
+    task: summary,
+    evidence:
+      'Judge from what you read and ran: the diff, the files, the tests (bounded with `timeout`). A gap or fix task names the row, file or behaviour it is about.',
+    steps: [
+      `1. Read the change${conformance ? ', the spec and the ledger' : ''}:`,
+      `$ git --no-pager diff --stat ${range}`,
+      `   then \`git diff ${range}\` and any file you need.`,
+      `2. Write your verdict with the tool (it checks the return and writes it where the loop reads it). ${options}`,
+      write,
+      '3. Exit 0. The loop reads the return file; anything you print is only logged.',
+    ].join('\n'),
+    spend: '',
+    blocking: blockingRule(tool).replace(/ If you cannot go on.*$/, ''),
+    never: [
+      'Never edit, create or delete a file in the checkout, and never commit, stash, reset or clean: a reviewer that changes the checkout or leaves it dirty is a review miss, and the run stops.',
+      'Never write the return file by hand: use the tool, which refuses a return the loop would refuse.',
+      'Never wait for input: stdin is closed.',
+    ]
+      .map((l) => `- ${l}`)
+      .join('\n'),
+  };
+}
+
 function sectionsOf(input: PromptInput): Sections {
   switch (input.role) {
     case 'child':
@@ -343,10 +403,7 @@ function sectionsOf(input: PromptInput): Sections {
     case 'patcher':
       return patcherSections(input);
     case 'reviewer':
-      throw new PromptError(
-        'prompt.role',
-        'no loop dispatches a reviewer yet: the reviewer prompt comes with the reviewer host (use a template meanwhile)',
-      );
+      return reviewerSections(input);
   }
 }
 

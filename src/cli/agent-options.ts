@@ -84,7 +84,9 @@ export function agentChoice(
     tool,
     ...(role === 'child' || role === 'verify-repair' || role === 'patcher'
       ? { taskExpression: '"$LOOPCHART_TASK"' }
-      : {}),
+      : role === 'reviewer'
+        ? { taskExpression: '"$LOOPCHART_REVIEW_TASK"' }
+        : {}),
     ...(values['prompt-template'] === undefined ? {} : { template: values['prompt-template'] }),
     ...(values['agent-args'] === undefined ? {} : { extraArgs: values['agent-args'] }),
     unsafe: values['agent-unsafe'] === true,

@@ -1,5 +1,6 @@
 /**
- * `loopchart child show|record|seed|spend|check|commit|return`: the child tools (docs/agents.md).
+ * `loopchart child show|record|seed|spend|check|commit|return|verdict|review`: the child tools
+ * (docs/agents.md).
  * A child (a coding agent, a script) calls them inside a loop dispatch; they read the dispatch
  * from `LOOPCHART_TASK`, do the contract's mechanics (ledger edits, action records, the commit and
  * the return) and refuse, with a named error (exit 2), anything the contract forbids.
@@ -7,6 +8,7 @@
 import { renderTaskSummary } from '../agents/task-summary.js';
 import { InputError, UsageError } from '../common/errors.js';
 import { validationLegSchema } from '../convergence/schemas.js';
+import { writeFileAtomic } from '../effects/files.js';
 import {
   type ExtraClosure,
   recordRowOutcome,
@@ -14,6 +16,7 @@ import {
   type SpendStep,
   spendLine,
 } from '../gauntlet/child-edits.js';
+import { conformanceReturnSchema, wholeDiffReturnSchema } from '../gauntlet/review.js';
 import {
   appendSpend,
   ChildCheckError,
@@ -60,6 +63,11 @@ child contract forbids with a named error and exit code 2, before anything is wr
           [--not-checked "<what you could not check>"]... [--family "<model family>"]
                                 an RPI or crank validator: print the verdict record over the
                                 subject digest in LOOPCHART_SUBJECT_DIGEST (a FAIL needs a finding)
+  review --verdict SHIP|REVISE|CONFORMS|GAPS [--minor "<line>"]... [--fix-task "<line>"]...
+         [--gap "G<n>: <text>"]... [--happy-path "<what ran>"]
+                                a verify reviewer: write the review return to
+                                LOOPCHART_REVIEW_RETURN for the role in LOOPCHART_ROLE
+                                (docs/review-contract.md); refuses what the loop would refuse
 
 Every tool takes --json for a machine-readable result (schemas/cli-result.v1.json).
 
@@ -327,6 +335,51 @@ async function verdict(args: readonly string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+async function review(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs('child review', args, {
+    verdict: { type: 'string' },
+    minor: { type: 'string', multiple: true },
+    'fix-task': { type: 'string', multiple: true },
+    gap: { type: 'string', multiple: true },
+    'happy-path': { type: 'string' },
+  });
+  const role = process.env.LOOPCHART_ROLE;
+  const file = process.env.LOOPCHART_REVIEW_RETURN;
+  if ((role !== 'whole-diff' && role !== 'conformance') || file === undefined || file === '')
+    throw new InputError(
+      'child.environment',
+      'LOOPCHART_ROLE is not whole-diff or conformance, or LOOPCHART_REVIEW_RETURN is not set: a review is written by a reviewer that loopchart run dispatches',
+    );
+  const gaps = (values.gap ?? []).map((text) => {
+    const at = text.indexOf(':');
+    if (at < 1) throw new UsageError(`child review: --gap takes "G<n>: <text>", got "${text}"`);
+    return { id: text.slice(0, at).trim(), text: text.slice(at + 1).trim() };
+  });
+  // Only the fields given: the strict schema then names a field the role does not have.
+  const record = {
+    role,
+    verdict: values.verdict,
+    ...(values.minor === undefined ? {} : { minors: values.minor }),
+    ...(values['fix-task'] === undefined ? {} : { fixTasks: values['fix-task'] }),
+    ...(values.gap === undefined ? {} : { openGaps: gaps }),
+    ...(values['happy-path'] === undefined ? {} : { happyPath: values['happy-path'] }),
+  };
+  const parsed = (role === 'whole-diff' ? wholeDiffReturnSchema : conformanceReturnSchema).safeParse(record);
+  if (!parsed.success)
+    throw new InputError(
+      'child.review',
+      `not a ${role} review return: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(return)'}: ${i.message}`).join('; ')}`,
+    );
+  await writeFileAtomic(file, `${JSON.stringify(record)}\n`);
+  writeResult(
+    io,
+    values.json === true,
+    { review: record },
+    `wrote the ${role} review: ${String(values.verdict)}; exit 0 now`,
+  );
+  return 0;
+}
+
 const TOOLS: Record<string, (args: readonly string[], io: CliIo) => Promise<number>> = {
   show,
   record,
@@ -336,13 +389,14 @@ const TOOLS: Record<string, (args: readonly string[], io: CliIo) => Promise<numb
   commit,
   return: returnTool,
   verdict,
+  review,
 };
 
 /** `loopchart child`. */
 export const childCommand: CliCommand = {
   name: 'child',
   summary:
-    'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return, verdict',
+    'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return, verdict, review',
   async run(args, io) {
     const [tool, ...rest] = args;
     if (tool === undefined || tool === '--help' || tool === '-h' || tool === 'help') {

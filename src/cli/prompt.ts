@@ -3,7 +3,7 @@
  * one dispatch (src/agents/prompt.ts, docs/agents.md). The agent presets call it inside the
  * dispatch; a person calls it to read what the agent is told.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   type PatcherTask,
   PROMPT_ROLES,
@@ -13,6 +13,8 @@ import {
 } from '../agents/prompt.js';
 import { InputError, UsageError } from '../common/errors.js';
 import { readFileIfExists } from '../effects/files.js';
+import type { ReviewTask } from '../gauntlet/review.js';
+import { parseSpec } from '../gauntlet/spec.js';
 import { diskLedger, loadChildDispatch, specRows } from '../host/child-tools.js';
 import { TOOL_VARIABLE, toolCommand } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
@@ -25,8 +27,10 @@ Prints the prompt an agent gets for one dispatch: the goal, the task in plain wo
 rule, the tool commands in order ("$ " lines), the blocking-call contract and what never to do.
 
   --role <role>        child (default; a seed, row or verification task), verify-repair,
-                       implementer, validator (RPI and crank) or patcher (cybernetic loop)
-  --task <file>        the task file (default: $LOOPCHART_TASK); RPI roles read LOOPCHART_ROUND,
+                       implementer, validator (RPI and crank), patcher (cybernetic loop) or
+                       reviewer (verify's whole-diff or conformance review)
+  --task <file>        the task file (default: $LOOPCHART_TASK; the reviewer's default is
+                       $LOOPCHART_REVIEW_TASK); RPI roles read LOOPCHART_ROUND,
                        LOOPCHART_FINDINGS, LOOPCHART_INTENT, LOOPCHART_SUBJECT_DIGEST, LOOPCHART_LEG
   --template <file>    replace the layout with a template; {{variable}} placeholders:
 ${Object.entries(PROMPT_VARIABLES)
@@ -45,6 +49,28 @@ async function readTemplate(path: string | undefined): Promise<string | undefine
   const text = await readFileIfExists(resolve(path));
   if (text === null) throw new InputError('prompt.template', `the template ${path} does not exist`);
   return text;
+}
+
+/** Reads a review task (docs/review-contract.md), refusing a file that is not one. */
+async function readReviewTask(path: string): Promise<ReviewTask> {
+  const raw = await readFileIfExists(resolve(path));
+  if (raw === null) throw new InputError('prompt.input', `the task file ${path} does not exist`);
+  let task: Partial<ReviewTask>;
+  try {
+    task = JSON.parse(raw) as Partial<ReviewTask>;
+  } catch {
+    throw new InputError('prompt.input', `the task file ${path} is not JSON`);
+  }
+  if (
+    task.version !== 1 ||
+    (task.role !== 'whole-diff' && task.role !== 'conformance') ||
+    typeof task.worktree !== 'string' ||
+    typeof task.spec !== 'string' ||
+    typeof task.base !== 'string' ||
+    typeof task.head !== 'string'
+  )
+    throw new InputError('prompt.input', `the task file ${path} is not a review task`);
+  return task as ReviewTask;
 }
 
 function rpiContext(env: NodeJS.ProcessEnv) {
@@ -79,7 +105,8 @@ export const promptCommand: CliCommand = {
     const tool = values.tool ?? toolCommand();
     const template = await readTemplate(values.template);
     const base = { role, tool, ...(template === undefined ? {} : { template }) };
-    const taskFile = values.task ?? process.env.LOOPCHART_TASK;
+    const taskFile =
+      values.task ?? (role === 'reviewer' ? process.env.LOOPCHART_REVIEW_TASK : process.env.LOOPCHART_TASK);
     let text: string;
     if (role === 'child' || role === 'verify-repair') {
       if (taskFile === undefined) throw new UsageError(`prompt: the ${role} role needs --task <file>`);
@@ -99,6 +126,12 @@ export const promptCommand: CliCommand = {
       if (task.protocol !== 'cybernetic-loop')
         throw new InputError('prompt.input', `the task file ${taskFile} is not a cybernetic patcher task`);
       text = renderPrompt({ ...base, patcher: task });
+    } else if (role === 'reviewer') {
+      if (taskFile === undefined) throw new UsageError('prompt: the reviewer role needs --task <file>');
+      const review = await readReviewTask(taskFile);
+      const spec =
+        review.role === 'conformance' ? await readFileIfExists(join(review.worktree, review.spec)) : null;
+      text = renderPrompt({ ...base, review, specRows: spec === null ? [] : parseSpec(spec).spec.rows });
     } else {
       text = renderPrompt({ ...base, rpi: rpiContext(process.env) });
     }

@@ -53,7 +53,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'child',
     summary:
-      'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return, verdict',
+      'child tools an agent calls inside a dispatch: show, record, seed, spend, check, commit, return, verdict, review',
     load: async () => (await import('./child.js')).childCommand,
   },
   {

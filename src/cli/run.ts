@@ -39,6 +39,8 @@ const OPTIONS = {
   'main-model': { type: 'string' },
   reviewer: { type: 'string' },
   'conformance-reviewer': { type: 'string' },
+  'reviewer-agent': { type: 'string' },
+  'conformance-reviewer-agent': { type: 'string' },
   'max-fix-rounds': { type: 'string' },
   'silence-timeout': { type: 'string' },
   timeout: { type: 'string' },
@@ -66,6 +68,9 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --conformance-reviewer "<command>"
                             verify step 3 conformance reviewer; verify then finishes only
                             on CONFORMS, printing the closure block (GAPS never exits 0)
+  --reviewer-agent <agent>, --conformance-reviewer-agent <agent>
+                            run a coding agent as that reviewer (presets below; the same
+                            --agent-args, --agent-unsafe and --prompt-template)
   --max-fix-rounds <n>      closureReview.maxFixRounds (default 5; negatives count as 0)
   --silence-timeout <s>     kill a child silent this long (default 600)
   --timeout <s>             kill a child running this long (default 3600)
@@ -112,6 +117,23 @@ export function runOptionsFromArgs(
         env,
       );
   const child = agent?.command ?? values.child;
+  // The reviewers expand through the same preset table, with the reviewer prompt.
+  const reviewerAgent = (option: 'reviewer' | 'conformance-reviewer') =>
+    values.help
+      ? null
+      : agentChoice(
+          'run',
+          `${option}-agent`,
+          { ...values, agent: values[`${option}-agent`] },
+          'reviewer',
+          values[option],
+          env,
+        );
+  const wholeDiff = reviewerAgent('reviewer');
+  const conformance = reviewerAgent('conformance-reviewer');
+  const reviewer = wholeDiff?.command ?? values.reviewer;
+  const conformanceReviewer = conformance?.command ?? values['conformance-reviewer'];
+  const childEnv = { ...agent?.env, ...wholeDiff?.env, ...conformance?.env };
   const silenceTimeoutMs = seconds('silence-timeout', values['silence-timeout']);
   const timeoutMs = seconds('timeout', values.timeout);
   const allowance =
@@ -127,15 +149,13 @@ export function runOptionsFromArgs(
     ...(values.spec === undefined ? {} : { spec: values.spec }),
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
     ...(child === undefined ? {} : { child }),
-    ...(agent === null ? {} : { childEnv: agent.env }),
+    ...(Object.keys(childEnv).length === 0 ? {} : { childEnv }),
     gates: values.gate ?? [],
     ...(values.verification === undefined ? {} : { verification: values.verification }),
     ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
     ...(values.answer === undefined ? {} : { answer: values.answer }),
-    ...(values.reviewer === undefined ? {} : { reviewer: values.reviewer }),
-    ...(values['conformance-reviewer'] === undefined
-      ? {}
-      : { conformanceReviewer: values['conformance-reviewer'] }),
+    ...(reviewer === undefined ? {} : { reviewer }),
+    ...(conformanceReviewer === undefined ? {} : { conformanceReviewer }),
     settings: {
       implModel,
       mainModel,

@@ -16,6 +16,28 @@ import type { Ledger } from './types.js';
 /** The two reviewer roles of verify: step 2 (whole-diff) and step 3 (conformance). */
 export type ReviewRole = 'whole-diff' | 'conformance';
 
+/** The task a reviewer reads (docs/review-contract.md). */
+export interface ReviewTask {
+  readonly version: 1;
+  readonly role: ReviewRole;
+  readonly worktree: string;
+  /** The ledger base: the review covers `base..head`. */
+  readonly base: string;
+  /** Full SHA of the committed HEAD under review. */
+  readonly head: string;
+  /** Repo-relative spec path (its acceptance rows are the conformance checklist). */
+  readonly spec: string;
+  /** Repo-relative ledger path. */
+  readonly ledger: string;
+  /** The command that prints the diff under review. */
+  readonly diffCommand: string;
+  /** Fix rounds of this role already used, and the cap (maxFixRounds plus grants). */
+  readonly fixRoundsUsed: number;
+  readonly fixRoundCap: number;
+  /** Where to write the return. */
+  readonly returnFile: string;
+}
+
 /** `closureReview.maxFixRounds` when the setting is missing or not an integer. */
 export const DEFAULT_MAX_FIX_ROUNDS = 5;
 

@@ -24,6 +24,7 @@ import {
   normalizeMaxFixRounds,
   parseReviewReturn,
   type ReviewRole,
+  type ReviewTask,
 } from '../gauntlet/review.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
 
@@ -46,28 +47,6 @@ export function closureSettingsOf(session: HostSession): ClosureReviewSettings {
     maxFixRounds: normalizeMaxFixRounds(raw?.maxFixRounds ?? DEFAULT_MAX_FIX_ROUNDS),
     enforce: raw?.enforce ?? true,
   };
-}
-
-/** The task a reviewer reads (docs/review-contract.md). */
-export interface ReviewTask {
-  readonly version: 1;
-  readonly role: ReviewRole;
-  readonly worktree: string;
-  /** The ledger base: the review covers `base..head`. */
-  readonly base: string;
-  /** Full SHA of the committed HEAD under review. */
-  readonly head: string;
-  /** Repo-relative spec path (its acceptance rows are the conformance checklist). */
-  readonly spec: string;
-  /** Repo-relative ledger path. */
-  readonly ledger: string;
-  /** The command that prints the diff under review. */
-  readonly diffCommand: string;
-  /** Fix rounds of this role already used, and the cap (maxFixRounds plus grants). */
-  readonly fixRoundsUsed: number;
-  readonly fixRoundCap: number;
-  /** Where to write the return. */
-  readonly returnFile: string;
 }
 
 function reviewerOf(session: HostSession, role: ReviewRole): string | null {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_NAMES, AGENT_PRESETS, type AgentName, expandPreset } from '../../src/agents/presets.js';
 import { PROMPT_ROLES, type PromptRole } from '../../src/agents/prompt.js';
-import { runCommand } from '../../src/cli/run.js';
+import { runCommand, runOptionsFromArgs } from '../../src/cli/run.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 const HELP: Record<AgentName, string> = {
@@ -194,5 +194,51 @@ describe('the rendered shell line', () => {
     for (const agent of AGENT_NAMES) expect(out.stdout).toMatch(new RegExp(`^  ${agent} `, 'm'));
     expect(out.stdout).toContain('--child-agent claude runs, per dispatch:');
     expect(out.stdout).toContain('claude -p "$prompt" --permission-mode acceptEdits --allowedTools');
+  });
+});
+
+describe('the reviewer presets of `loopchart run`', () => {
+  const env = { LOOPCHART_CLI: 'loopchart' };
+  const spec = ['--spec', 'docs/specs/a.md', '--child', './agent.sh'];
+
+  it('expand --reviewer-agent and --conformance-reviewer-agent with the reviewer prompt of the review task', () => {
+    const options = runOptionsFromArgs(
+      [...spec, '--reviewer-agent', 'codex', '--conformance-reviewer-agent', 'claude'],
+      env,
+    );
+    // Written by hand from the preset table in docs/agents.md and the review contract's
+    // LOOPCHART_REVIEW_TASK: render the reviewer prompt, then run the agent once with it.
+    expect(options.reviewer).toBe(
+      `prompt=$(loopchart prompt --role reviewer --task "$LOOPCHART_REVIEW_TASK") && codex exec --sandbox workspace-write \${LOOPCHART_MODEL:+--model "$LOOPCHART_MODEL"} "$prompt"`,
+    );
+    expect(options.conformanceReviewer).toBe(
+      `prompt=$(loopchart prompt --role reviewer --task "$LOOPCHART_REVIEW_TASK") && claude -p "$prompt" --permission-mode acceptEdits --allowedTools 'Bash(loopchart child *)' \${LOOPCHART_MODEL:+--model "$LOOPCHART_MODEL"}`,
+    );
+    expect(options.child).toBe('./agent.sh');
+    // The reviewers find loopchart the way a preset child does.
+    expect(options.childEnv).toEqual({ LOOPCHART_CLI: 'loopchart' });
+    for (const command of [options.reviewer, options.conformanceReviewer])
+      expect(command).not.toMatch(/dangerously|yolo|--auto\b|--yes-always/);
+  });
+
+  it('adds the bypass only with --agent-unsafe, and refuses a command and a preset together or an agent that cannot run the tool', () => {
+    const unsafe = runOptionsFromArgs([...spec, '--reviewer-agent', 'codex', '--agent-unsafe'], env);
+    expect(unsafe.reviewer).toContain('codex exec --dangerously-bypass-approvals-and-sandbox ');
+    expect(unsafe.reviewer).not.toContain('--sandbox workspace-write');
+    expect(() =>
+      runOptionsFromArgs([...spec, '--reviewer', './review.sh', '--reviewer-agent', 'codex'], env),
+    ).toThrow(/either a command or --reviewer-agent/);
+    expect(() =>
+      runOptionsFromArgs(
+        [...spec, '--conformance-reviewer', './r.sh', '--conformance-reviewer-agent', 'pi'],
+        env,
+      ),
+    ).toThrow(/either a command or --conformance-reviewer-agent/);
+    expect(() => runOptionsFromArgs([...spec, '--reviewer-agent', 'aider'], env)).toThrow(
+      /aider cannot be the reviewer/,
+    );
+    expect(() => runOptionsFromArgs([...spec, '--reviewer-agent', 'gpt'], env)).toThrow(
+      /no agent preset "gpt"/,
+    );
   });
 });

@@ -146,9 +146,72 @@ describe('renderPrompt', () => {
     expect(commands(patcher)).toEqual([
       'loopchart child return DONE --summary "<one line: what the patch changes>"',
     ]);
-    expect(() => renderPrompt({ role: 'reviewer', tool: 'loopchart' })).toThrow(
-      /no loop dispatches a reviewer/,
-    );
+  });
+
+  // What docs/review-contract.md says a reviewer receives and writes, written here by hand.
+  const review = (role: 'whole-diff' | 'conformance') => ({
+    version: 1 as const,
+    role,
+    worktree: '/w',
+    base: 'b'.repeat(40),
+    head: 'c'.repeat(40),
+    spec: 'docs/specs/csv.md',
+    ledger: 'docs/plans/csv.md',
+    diffCommand: `git diff ${'b'.repeat(40)}..${'c'.repeat(40)}`,
+    fixRoundsUsed: 1,
+    fixRoundCap: 5,
+    returnFile: '/r/return.json',
+  });
+  const range = `${'b'.repeat(40)}..${'c'.repeat(40)}`;
+
+  it('tells a whole-diff reviewer to read base..head, change nothing and write SHIP or REVISE with the tool', () => {
+    const text = renderPrompt({ role: 'reviewer', tool: 'loopchart', review: review('whole-diff') });
+    expect(commands(text)).toEqual([
+      `git --no-pager diff --stat ${range}`,
+      'loopchart child review --verdict <SHIP|REVISE>',
+    ]);
+    expect(text).toContain(`git diff ${range}`);
+    // REVISE names at least one fix task; minors and fix tasks are one line each.
+    expect(text).toMatch(/REVISE when .* at least one `--fix-task "<one line>"`/);
+    expect(text).toContain('`--minor "<one line>"`');
+    // A reviewer never commits or leaves changes.
+    expect(text).toMatch(/never commit/i);
+    expect(text).toMatch(/dirty/);
+    expect(text).toContain('Fix rounds of this review used: 1 of 5');
+    expect(text).not.toContain('CONFORMS');
+  });
+
+  it('gives a conformance reviewer the acceptance rows and CONFORMS or GAPS with G<n> gap ids', () => {
+    const text = renderPrompt({
+      role: 'reviewer',
+      tool: 'loopchart',
+      review: review('conformance'),
+      specRows,
+    });
+    expect(commands(text)).toEqual([
+      `git --no-pager diff --stat ${range}`,
+      'loopchart child review --verdict <CONFORMS|GAPS>',
+    ]);
+    expect(text).toContain('  row 1: Export writes a header row');
+    // The spec's text is untrusted: the terminal escape does not reach the agent.
+    expect(text).toContain('  row 2: Commas and quotes are escaped');
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('`--gap "G<n>: <what is missing>"`');
+    expect(text).toContain('--happy-path');
+    expect(text).toContain('Spec: docs/specs/csv.md');
+    expect(text).toContain('Ledger: docs/plans/csv.md');
+    expect(text).not.toContain('SHIP');
+  });
+
+  it('refuses a reviewer prompt without a review task or with commits that are not SHAs', () => {
+    expect(() => renderPrompt({ role: 'reviewer', tool: 'loopchart' })).toThrow(/needs the review task/);
+    expect(() =>
+      renderPrompt({
+        role: 'reviewer',
+        tool: 'loopchart',
+        review: { ...review('whole-diff'), head: 'HEAD; rm -rf ~' },
+      }),
+    ).toThrow(PromptError);
   });
 
   it('fills a template with every documented variable and refuses an unknown one', () => {

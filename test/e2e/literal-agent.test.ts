@@ -49,6 +49,7 @@ async function literalChild(role: PromptRole): Promise<string> {
     role,
     tool: await tool(),
     ...(role === 'child' ? { taskExpression: '"$LOOPCHART_TASK"' } : {}),
+    ...(role === 'reviewer' ? { taskExpression: '"$LOOPCHART_REVIEW_TASK"' } : {}),
   });
 }
 
@@ -108,6 +109,29 @@ describe('a literal agent driven only by the prompt', { timeout: 240_000 }, () =
       'loop: verification fix',
       'loop: repair verification',
     ]);
+  });
+
+  it('reviews the whole diff (SHIP) and the conformance (CONFORMS), and the run finishes with the closure block', async () => {
+    const repo = createLoopRepo({ script: { version: 1, targets: {} } });
+    repos.push(repo);
+    const reviewer = await literalChild('reviewer');
+    const args = await repo.runArgs('--reviewer', reviewer, '--conformance-reviewer', reviewer);
+    args[args.indexOf('--child') + 1] = await literalChild('child');
+    const result = await cliProcess(['run', ...args], { LOOPCHART_CLI: await tool() });
+    expect(result.stderr).not.toContain('review miss');
+    expect(result.code).toBe(0);
+    const head = repo.git('rev-parse', 'HEAD').trim();
+    expect(result.stdout).toContain(
+      ['## Closure / conformance', 'status: CONFORMS (0 open)', `audited-base: ${head}`].join('\n'),
+    );
+    // Neither review asked for a fix round, and neither reviewer changed the checkout.
+    expect(repo.subjects()).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: row 1 done',
+      'loop: row 2 done',
+    ]);
+    expect(repo.status()).toBe('');
   });
 
   it('plays the RPI implementer and validator through one round that converges', async () => {

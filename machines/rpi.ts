@@ -11,7 +11,12 @@
  *
  * Side effects are named actors that throw NotProvidedError until the host supplies them with
  * `rpiMachine.provide({ actors })`: `plan`, `implement` (also invoked as `repair`),
- * `measureSubject`, `validateFresh`, `validateCrossFamily`. The context is plain JSON.
+ * `measureSubject`, `validateFresh`, `validateCrossFamily`, `finalCi`. The context is plain JSON.
+ *
+ * After convergence the `finalCi` state runs the caller's full CI command set once on the
+ * integrated subject (seed 002); its receipt stands only when the subject digest measured before
+ * and after the run equals the converged digest (`receiptFreshness`). A host without a CI command
+ * set answers `configured: false` and the run converges as before.
  */
 import { assign, fromPromise, setup } from 'xstate';
 import { InputError, LoopchartError, NotProvidedError } from '../src/common/errors.js';
@@ -19,6 +24,7 @@ import { type Finding, finding } from '../src/common/finding.js';
 import { converged, diversityUnsatisfied } from '../src/convergence/convergence-check.js';
 import { findingSetGrew, reopenedFinding, subjectOrEvidenceChanged } from '../src/convergence/law.js';
 import { checkRound, normalizeRound } from '../src/convergence/normalize-round.js';
+import { receiptFreshness, type StaleReceiptReason } from '../src/convergence/receipt-freshness.js';
 import { checkRepairRounds, withinRepairBudget } from '../src/convergence/repair-budget.js';
 import {
   admitRound,
@@ -106,9 +112,54 @@ export interface ValidateRequest {
   readonly subjectDigest: string;
 }
 
+/** What the final CI actor is asked: the digest the repair phase converged on. */
+export interface FinalCiRequest {
+  readonly subjectDigest: string;
+}
+
+/** One CI command of the final run and how it ended. */
+export interface FinalCiCommandResult {
+  readonly command: string;
+  /** The exit code, or null when a signal or a timeout ended it. */
+  readonly exitCode: number | null;
+  /** `exit <code>`, `signal <name>` or a timeout, for people. */
+  readonly detail: string;
+}
+
+/**
+ * What the final CI actor returned: `configured: false` when the caller gave no CI command set,
+ * else the receipt: the digests measured right before and right after the run and each command's
+ * result (the commands run in order and stop at the first that fails).
+ */
+export type FinalCiOutcome =
+  | { readonly configured: false }
+  | {
+      readonly configured: true;
+      /** Every command that ran exited 0 and none was skipped. */
+      readonly passed: boolean;
+      readonly digestBefore: string;
+      readonly digestAfter: string;
+      readonly commands: readonly FinalCiCommandResult[];
+    };
+
+/** The final CI receipt as the run records it: the actor's outcome plus the freshness verdict. */
+export type FinalCiReceipt =
+  | { readonly status: 'not_configured' }
+  | {
+      readonly status: 'passed' | 'failed' | 'stale';
+      readonly convergedDigest: string;
+      readonly digestBefore: string;
+      readonly digestAfter: string;
+      /** Why the receipt is stale, or null when it is fresh. */
+      readonly staleReason: StaleReceiptReason | null;
+      readonly commands: readonly FinalCiCommandResult[];
+    };
+
 /** How a run ended: a stop reason of the repair phase, or a stage that never reached it. */
 export type RpiTerminal =
   | Exclude<StopReason, 'not_converged'>
+  | 'final_ci_failed'
+  | 'final_ci_stale_receipt'
   | 'not_planned'
   | 'not_built'
   | 'repair_failed'
@@ -151,6 +202,8 @@ export interface RpiContext {
   /** Why a stage returned nothing (Plan's reason, the implementer's note). */
   readonly stageNote: string | null;
   readonly failure: RpiFailure | null;
+  /** The final CI receipt after convergence; null until the final CI step ran. */
+  readonly finalCi: FinalCiReceipt | null;
   readonly terminal: RpiTerminal | null;
 }
 
@@ -170,6 +223,8 @@ export interface RpiOutcome {
   readonly rejection: readonly Finding[];
   readonly stageNote: string | null;
   readonly failure: RpiFailure | null;
+  /** The final CI receipt (`not_configured` without a CI command set), or null when the run never converged. */
+  readonly finalCi: FinalCiReceipt | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,6 +309,17 @@ export function rpiOutcome(context: RpiContext): RpiOutcome {
   else if (terminal === 'repair_failed' && phase !== null) report = repairFailedReport(phase, identity);
   else if (result !== null && terminal !== 'round_rejected' && terminal !== 'failed')
     report = repairPhaseReport(result, identity);
+  if (report !== null && (terminal === 'final_ci_failed' || terminal === 'final_ci_stale_receipt')) {
+    // The validators converged, but the integrated subject has no fresh passing CI receipt.
+    report = { ...report, status: 'NOT_PROVEN', checked: [...report.checked, finalCiLine(context.finalCi)] };
+  } else if (report !== null && terminal === 'converged' && context.finalCi !== null) {
+    // A passing receipt is checked; a run without a CI command set says so in not_checked.
+    const line = finalCiLine(context.finalCi);
+    report =
+      context.finalCi.status === 'not_configured'
+        ? { ...report, not_checked: [...report.not_checked, line] }
+        : { ...report, checked: [...report.checked, line] };
+  }
   return {
     terminal,
     stopReason: result?.stopReason ?? null,
@@ -265,6 +331,35 @@ export function rpiOutcome(context: RpiContext): RpiOutcome {
     rejection: context.rejection,
     stageNote: context.stageNote,
     failure: context.failure,
+    finalCi: context.finalCi,
+  };
+}
+
+/**
+ * The report line of a final CI receipt (`final CI: not configured`, `final CI: passed on <digest>`, …).
+ *
+ * @param receipt the receipt, or null when the step never ran
+ */
+export function finalCiLine(receipt: FinalCiReceipt | null): string {
+  if (receipt === null) return 'final CI: not run';
+  if (receipt.status === 'not_configured') return 'final CI: not configured';
+  const commands = receipt.commands.map((c) => `${c.command} (${c.detail})`).join('; ');
+  if (receipt.status === 'stale')
+    return `final CI: stale receipt (${receipt.staleReason}): converged ${receipt.convergedDigest}, before ${receipt.digestBefore}, after ${receipt.digestAfter}; ${commands}`;
+  return `final CI: ${receipt.status} on ${receipt.convergedDigest}: ${commands}`;
+}
+
+function finalCiReceiptOf(context: RpiContext, outcome: FinalCiOutcome): FinalCiReceipt {
+  if (!outcome.configured) return { status: 'not_configured' };
+  const convergedDigest = runningPhase(context).current.subjectDigest;
+  const freshness = receiptFreshness(convergedDigest, outcome.digestBefore, outcome.digestAfter);
+  return {
+    status: !freshness.fresh ? 'stale' : outcome.passed ? 'passed' : 'failed',
+    convergedDigest,
+    digestBefore: outcome.digestBefore,
+    digestAfter: outcome.digestAfter,
+    staleReason: freshness.fresh ? null : freshness.reason,
+    commands: outcome.commands.map((c) => ({ command: c.command, exitCode: c.exitCode, detail: c.detail })),
   };
 }
 
@@ -288,6 +383,8 @@ const rpiSetup = setup({
     validateFresh: fromPromise<unknown, ValidateRequest>(notProvided('validateFresh')),
     /** The cross-family validator, invoked on risky surfaces only. */
     validateCrossFamily: fromPromise<unknown, ValidateRequest>(notProvided('validateCrossFamily')),
+    /** The final CI: the caller's full CI command set, once, on the converged subject. */
+    finalCi: fromPromise<FinalCiOutcome, FinalCiRequest>(notProvided('finalCi')),
   },
   guards: {
     planReturnedNothing: ({ event }) => outputOf<PlanOutcome>(event).planned === false,
@@ -309,6 +406,23 @@ const rpiSetup = setup({
     diversityUnsatisfied: ({ context }) =>
       diversityUnsatisfied(runningPhase(context).current, runningPhase(context).riskySurface),
     converged: ({ context }) => converged(runningPhase(context).current, runningPhase(context).riskySurface),
+    // The final CI step after convergence.
+    finalCiNotConfigured: ({ event }) => outputOf<FinalCiOutcome>(event).configured === false,
+    finalCiReceiptStale: ({ context, event }) => {
+      const outcome = outputOf<FinalCiOutcome>(event);
+      return (
+        outcome.configured &&
+        !receiptFreshness(
+          runningPhase(context).current.subjectDigest,
+          outcome.digestBefore,
+          outcome.digestAfter,
+        ).fresh
+      );
+    },
+    finalCiPassed: ({ event }) => {
+      const outcome = outputOf<FinalCiOutcome>(event);
+      return outcome.configured && outcome.passed;
+    },
   },
   actions: {
     recordIdentity: assign(({ event }) => {
@@ -376,6 +490,9 @@ const rpiSetup = setup({
     recordFailure: assign({
       failure: ({ event }, params: { stage: string }) => describeFailure(params.stage, errorOf(event)),
     }),
+    recordFinalCi: assign({
+      finalCi: ({ context, event }) => finalCiReceiptOf(context, outputOf<FinalCiOutcome>(event)),
+    }),
     finish: assign({ terminal: (_, params: { terminal: RpiTerminal }) => params.terminal }),
   },
 });
@@ -406,6 +523,7 @@ export const rpiMachine = rpiSetup.createMachine({
     rejection: [],
     stageNote: null,
     failure: null,
+    finalCi: null,
     terminal: null,
   }),
   initial: 'planning',
@@ -586,7 +704,11 @@ export const rpiMachine = rpiSetup.createMachine({
           guard: 'diversityUnsatisfied',
           target: 'diversity_unsatisfied',
         },
-        { description: 'PASS: converged', guard: 'converged', target: 'converged' },
+        {
+          description: 'PASS: the final CI runs on the converged subject',
+          guard: 'converged',
+          target: 'finalCi',
+        },
         { description: 'C1 within repair budget', guard: 'withinRepairBudget', target: 'repairing' },
         {
           description: 'C1 broken: no repair round left',
@@ -615,6 +737,44 @@ export const rpiMachine = rpiSetup.createMachine({
         onError: { target: 'failed', actions: { type: 'recordFailure', params: { stage: 'repairing' } } },
       },
     },
+    finalCi: {
+      description: 'the full CI command set runs once on the converged subject; its receipt must be fresh',
+      invoke: {
+        id: 'finalCi',
+        src: 'finalCi',
+        input: ({ context }) => ({ subjectDigest: runningPhase(context).current.subjectDigest }),
+        onDone: [
+          {
+            description: 'no CI command set: final CI not configured',
+            guard: 'finalCiNotConfigured',
+            target: 'converged',
+            actions: 'recordFinalCi',
+          },
+          {
+            description: 'the subject changed around the CI run: stale receipt',
+            guard: 'finalCiReceiptStale',
+            target: 'final_ci_stale_receipt',
+            actions: 'recordFinalCi',
+          },
+          {
+            description: 'final CI passed on the converged subject',
+            guard: 'finalCiPassed',
+            target: 'converged',
+            actions: 'recordFinalCi',
+          },
+          { description: 'final CI failed', target: 'final_ci_failed', actions: 'recordFinalCi' },
+        ],
+        onError: { target: 'failed', actions: { type: 'recordFailure', params: { stage: 'finalCi' } } },
+      },
+    },
+    final_ci_failed: terminal(
+      'final_ci_failed',
+      'a final CI command failed on the converged subject: NOT_PROVEN',
+    ),
+    final_ci_stale_receipt: terminal(
+      'final_ci_stale_receipt',
+      'the subject digest moved around the final CI run: NOT_PROVEN',
+    ),
     converged: terminal('converged', 'PASS (two families on a risky surface): status PASS'),
     diversity_unsatisfied: terminal('diversity_unsatisfied', 'risky PASS with one family: NOT_PROVEN'),
     repair_budget_exhausted: terminal('repair_budget_exhausted', 'C1: no repair round left'),

@@ -7,7 +7,7 @@
  * error.
  */
 import { resolve } from 'node:path';
-import type { RiskDeclaration } from '../../machines/rpi.js';
+import { finalCiLine, type RiskDeclaration } from '../../machines/rpi.js';
 import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import { createRpiRunner } from '../host/rpi-runner.js';
@@ -29,6 +29,9 @@ Plan, Implement, a fresh Validate, then repair while the convergence law holds.
   --implementer-agent <agent>, --validator-agent <agent>
                          run a coding agent in that role instead (presets below)
   --cross-family <cmd>   a second validator of another model family, run on risky surfaces
+  --final-ci <cmd>       a CI command run once on the converged subject (repeatable, in order); its
+                         receipt counts only if the subject digest is unchanged before and after
+                         (default: none, the report says "final CI: not configured")
   --plan <cmd>           Plan; a non-zero exit reports NOT_PLANNED (default: the intent is the plan)
   --intent <file>        the intent; its exact bytes give the acceptance digest
   --intent-ref <ref>     the intent reference reported (default: the intent file, else "caller")
@@ -41,7 +44,7 @@ Plan, Implement, a fresh Validate, then repair while the convergence law holds.
   --json                 print one JSON object
   -h, --help             this help
 
-exit codes: 0 converged, 4 stopped without converging, 2 invalid input, 1 internal error
+exit codes: 0 converged (and final CI passed when given), 4 stopped without converging, 2 invalid input, 1 internal error
 
 short flags: -r --repo, -t --transcript, -h --help
 
@@ -68,6 +71,7 @@ const OPTIONS = {
   validator: { type: 'string' },
   'cross-family': { type: 'string' },
   plan: { type: 'string' },
+  'final-ci': { type: 'string', multiple: true },
   intent: { type: 'string' },
   'intent-ref': { type: 'string' },
   'repair-rounds': { type: 'string' },
@@ -101,6 +105,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
     validator,
     crossFamily: values['cross-family'] ?? null,
     plan: values.plan ?? null,
+    finalCi: values['final-ci'] ?? [],
     intentFile: values.intent === undefined ? null : resolve(values.intent),
     intentRef: values['intent-ref'] ?? values.intent ?? null,
     repairRounds: integerOption('rpi', 'repair-rounds', values['repair-rounds'], 2),
@@ -154,6 +159,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
         roundsUsed: outcome.roundsUsed,
         openFindings: outcome.openFindings,
         stageNote: outcome.stageNote,
+        finalCi: outcome.finalCi,
         report: outcome.report,
         transcript: transcriptPath,
       })}\n`,
@@ -165,6 +171,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
         `rpi: ${outcome.terminal} (status ${outcome.report?.status ?? 'none'}) after ${outcome.roundsUsed} repair round(s)`,
         ...(outcome.stageNote === null ? [] : [`note: ${outcome.stageNote}`]),
         `open findings: ${open.length > 0 ? open.join(', ') : 'none'}`,
+        ...(outcome.finalCi === null ? [] : [finalCiLine(outcome.finalCi)]),
         `transcript: ${transcriptPath}`,
         JSON.stringify(outcome.report, null, 2),
         '',

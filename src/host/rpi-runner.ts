@@ -8,6 +8,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import {
+  type FinalCiCommandResult,
+  type FinalCiOutcome,
+  type FinalCiRequest,
   type ImplementOutcome,
   type ImplementRequest,
   type PlanOutcome,
@@ -38,6 +41,11 @@ export interface RpiRunnerOptions {
   readonly validator: string;
   /** The cross-family validator, run on risky surfaces only. */
   readonly crossFamily?: string | null;
+  /**
+   * The full CI command set run once on the converged subject, in order, stopping at the first
+   * that fails. Empty or absent: the step is skipped and the report says `final CI: not configured`.
+   */
+  readonly finalCi?: readonly string[];
   /** The Plan command; without one, the intent as given is the plan. */
   readonly plan?: string | null;
   /** The intent file; its exact bytes give the acceptance digest. Relative to the worktree. */
@@ -111,6 +119,10 @@ export function createRpiRunner(options: RpiRunnerOptions): RpiRunner {
     if (value !== undefined && value !== null && value.trim() === '')
       throw new UsageError(`rpi: --${name} must not be blank`);
   }
+  for (const command of options.finalCi ?? []) {
+    if (typeof command !== 'string' || command.trim() === '')
+      throw new UsageError('rpi: --final-ci must not be blank');
+  }
   const repairRounds = checkRepairRounds(options.repairRounds);
   const risky = options.risky ?? 'auto';
   if (!RISK_DECLARATIONS.includes(risky))
@@ -170,14 +182,31 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       });
       return { built: result.done, detail: result.done ? null : `the implementer ${result.detail}` };
     }),
-    measureSubject: fromPromise<SubjectMeasure, { round: number }>(async () =>
-      measureSubject({
-        git,
-        base,
-        ...(options.roots === undefined ? {} : { roots: options.roots }),
-        exclusions,
-      }),
-    ),
+    measureSubject: fromPromise<SubjectMeasure, { round: number }>(async () => measure()),
+    finalCi: fromPromise<FinalCiOutcome, FinalCiRequest>(async ({ input }) => {
+      const commands = options.finalCi ?? [];
+      if (commands.length === 0) return { configured: false };
+      // The receipt binds to the digests measured right around the run, judged by the machine.
+      const digestBefore = (await measure()).digest;
+      const results: FinalCiCommandResult[] = [];
+      let passed = true;
+      for (const [index, command] of commands.entries()) {
+        const result = await runStageCommand({
+          command,
+          cwd: worktree,
+          env: { ...commonEnv, LOOPCHART_SUBJECT_DIGEST: input.subjectDigest },
+          logPath: join(runDir, 'final-ci', `${index + 1}.log`),
+          ...timeout,
+        });
+        results.push({ command, exitCode: result.exitCode, detail: result.detail });
+        if (!result.done) {
+          passed = false;
+          break;
+        }
+      }
+      const digestAfter = (await measure()).digest;
+      return { configured: true, passed, digestBefore, digestAfter, commands: results };
+    }),
     validateFresh: fromPromise<unknown, ValidateRequest>(async ({ input }) =>
       validate(input, options.validator, 'fresh'),
     ),
@@ -186,6 +215,14 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       return validate(input, options.crossFamily, 'cross-family');
     }),
   };
+  function measure() {
+    return measureSubject({
+      git,
+      base,
+      ...(options.roots === undefined ? {} : { roots: options.roots }),
+      exclusions,
+    });
+  }
   async function validate(input: ValidateRequest, command: string, family: string) {
     return runValidatorCommand({
       command,
@@ -318,7 +355,10 @@ export function projectRpiTranscript(step: TranscriptStep): TranscriptFields {
     const outcome = step.snapshot.output as RpiOutcome;
     fields.decision = 'stop';
     fields.terminalCheck = {
-      rule: outcome.stopReason ?? outcome.terminal,
+      // A final CI stop happens after the repair phase converged: the terminal names it.
+      rule: outcome.terminal.startsWith('final_ci_')
+        ? outcome.terminal
+        : (outcome.stopReason ?? outcome.terminal),
       success: outcome.converged,
       reason: outcome.report
         ? `${outcome.terminal}: report status ${outcome.report.status}`

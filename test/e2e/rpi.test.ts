@@ -394,3 +394,101 @@ describe('loopchart rpi', () => {
     expect(parseCliResult(stdout)).toMatchObject({ status: 'invalid' });
   });
 });
+
+// A CI command of the final run: records the subject it saw (and the digest it was handed) in a
+// file outside the repository, then passes, fails, or writes into the subject, as its mode says.
+const CI = `
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+const [mode, record] = process.argv.slice(2);
+appendFileSync(record, JSON.stringify({ mode, app: readFileSync('src/app.txt', 'utf8'), digest: process.env.LOOPCHART_SUBJECT_DIGEST }) + '\\n');
+if (mode === 'modify') writeFileSync('src/app.txt', 'rewritten by CI\\n');
+process.exit(mode === 'fail' ? 3 : 0);
+`;
+
+describe('loopchart rpi --final-ci', () => {
+  const ci = (name: string, mode: string) => {
+    writeFileSync(join(scripts, 'ci.mjs'), CI);
+    const record = join(scripts, `${name}.ci.jsonl`);
+    return [
+      '--final-ci',
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(join(scripts, 'ci.mjs'))} ${mode} ${JSON.stringify(record)}`,
+    ];
+  };
+  const seen = (name: string) =>
+    readFileSync(join(scripts, `${name}.ci.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { mode: string; app: string; digest: string });
+  const passOnce = { implement: [v('v1')], fresh: [{ status: 'PASS', family: 'alpha' }] };
+
+  it('runs the CI command set once on the converged subject; a pass keeps converged (exit 0) with the receipt', async () => {
+    const run = await rpi('ci-pass', passOnce, [...ci('ci-pass', 'pass'), ...ci('ci-pass', 'pass')]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ terminal: 'converged', converged: true });
+    const r = report(run);
+    expect(r.status).toBe('PASS');
+    const digest = r.subject_manifest_digest as string;
+    // Both commands ran once, in order, on the integrated subject (the implementer's v1).
+    expect(seen('ci-pass')).toEqual([
+      { mode: 'pass', app: 'v1\n', digest },
+      { mode: 'pass', app: 'v1\n', digest },
+    ]);
+    expect(run.json.finalCi).toMatchObject({
+      status: 'passed',
+      convergedDigest: digest,
+      digestBefore: digest,
+      digestAfter: digest,
+      staleReason: null,
+    });
+    expect((run.json.finalCi as { commands: unknown[] }).commands).toHaveLength(2);
+    expect(r.checked.at(-1)).toMatch(new RegExp(`^final CI: passed on ${digest}: `));
+    expect(transcriptOf(run).at(-1)?.terminalCheck?.rule).toBe('converged');
+  });
+
+  it('stops with final_ci_failed when a CI command fails (exit 4), running nothing after it', async () => {
+    const run = await rpi('ci-fail', passOnce, [...ci('ci-fail', 'fail'), ...ci('ci-fail', 'pass')]);
+    expect(run.code).toBe(4);
+    expect(run.json).toMatchObject({ terminal: 'final_ci_failed', converged: false, exitCode: 4 });
+    expect(report(run).status).toBe('NOT_PROVEN');
+    expect(seen('ci-fail').map((s) => s.mode)).toEqual(['fail']);
+    expect(run.json.finalCi).toMatchObject({ status: 'failed', staleReason: null });
+    expect((run.json.finalCi as { commands: { exitCode: number }[] }).commands).toEqual([
+      expect.objectContaining({ exitCode: 3, detail: 'exit 3' }),
+    ]);
+    const last = transcriptOf(run).at(-1);
+    expect(last?.terminalCheck).toMatchObject({ rule: 'final_ci_failed', success: false });
+  });
+
+  it('stops with final_ci_stale_receipt when a CI command changes the subject (exit 4), keeping its change', async () => {
+    const run = await rpi('ci-stale', passOnce, ci('ci-stale', 'modify'));
+    expect(run.code).toBe(4);
+    expect(run.json).toMatchObject({ terminal: 'final_ci_stale_receipt', converged: false });
+    const r = report(run);
+    expect(r.status).toBe('NOT_PROVEN');
+    const receipt = run.json.finalCi as { digestBefore: string; digestAfter: string; staleReason: string };
+    expect(receipt).toMatchObject({
+      status: 'stale',
+      staleReason: 'subject_changed_during_ci',
+      convergedDigest: r.subject_manifest_digest,
+      digestBefore: r.subject_manifest_digest,
+    });
+    expect(receipt.digestAfter).not.toBe(receipt.digestBefore);
+    // Nothing is reset: the CI's write is still in the worktree for a person to judge.
+    expect(readFileSync(join(run.repo.dir, 'src/app.txt'), 'utf8')).toBe('rewritten by CI\n');
+  });
+
+  it('without --final-ci the step is skipped and the report says final CI: not configured', async () => {
+    const run = await rpi('ci-none', passOnce);
+    expect(run.code).toBe(0);
+    expect(run.json.finalCi).toEqual({ status: 'not_configured' });
+    expect(report(run).not_checked).toContain('final CI: not configured');
+  });
+
+  it('refuses a blank --final-ci (exit 2)', async () => {
+    const run = await rpi('ci-blank', passOnce, ['--final-ci', ' ']);
+    expect(run.code).toBe(2);
+    expect(JSON.stringify(run.json)).toContain('--final-ci must not be blank');
+    expect(run.handed).toEqual([]);
+  });
+});

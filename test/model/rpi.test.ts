@@ -10,6 +10,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createActor, fromPromise, type SnapshotFrom, toPromise } from 'xstate';
 import {
+  type FinalCiOutcome,
+  type FinalCiRequest,
   type ImplementOutcome,
   type ImplementRequest,
   type PlanOutcome,
@@ -117,12 +119,20 @@ function checkStep(snapshot: RpiSnapshot, invocations: readonly ControlledInvoca
     repair_failed: 'NOT_PROVEN',
     diversity_unsatisfied: 'NOT_PROVEN',
     converged: 'PASS',
+    final_ci_failed: 'NOT_PROVEN',
+    final_ci_stale_receipt: 'NOT_PROVEN',
     round_rejected: null,
     failed: null,
   };
   if (terminal in expectedStatus) expect(outcome.report?.status ?? null).toBe(expectedStatus[terminal]);
   if (terminal === 'repair_failed') expect(outcome.report?.subject_manifest_digest).toBeNull();
   if (terminal === 'round_rejected') expect(outcome.rejection.length).toBeGreaterThan(0);
+  // A final CI stop comes only after the repair phase converged, and records its receipt.
+  if (terminal === 'final_ci_failed' || terminal === 'final_ci_stale_receipt') {
+    expect(context.phase?.stopReason).toBe('converged');
+    expect(context.finalCi?.status).toBe(terminal === 'final_ci_failed' ? 'failed' : 'stale');
+  }
+  if (terminal === 'converged') expect(['passed', 'not_configured']).toContain(context.finalCi?.status);
 }
 
 const suite = generatePathSuite(rpiMachine, rpiModel);
@@ -227,6 +237,7 @@ describe('rpi: the live machine stops where runRepairPhase stops', () => {
                 evidence_refs: [],
                 validator_family: 'beta',
               })),
+              finalCi: fromPromise<FinalCiOutcome, FinalCiRequest>(async () => ({ configured: false })),
             },
           });
           const actor = createActor(machine, {

@@ -6,7 +6,10 @@
  * surface; a round whose legs disagree on the digest or judged another subject is rejected;
  * round 0 spends no budget; a repair round is judged by C3 (reopen), C2 (growth) and C4 (subject
  * or binding evidence changed) in that order; then PASS converges unless a risky PASS has fewer
- * than two families, and a non-PASS repairs while rounds remain (C1).
+ * than two families, and a non-PASS repairs while rounds remain (C1). A PASS then runs the full CI
+ * command set once on the integrated subject (seed 002): no command set converges as before; a
+ * receipt whose digest before or after the run is not the converged digest is stale; otherwise the
+ * CI's pass converges and its failure stops.
  */
 import type { PathStep } from '../../src/graph/path-suite-schema.js';
 
@@ -86,6 +89,7 @@ export function rpiReferenceStates(
   let measured = '';
   let legs: Leg[] = [];
   let phase: { current: Round; closed: Set<string>; used: number } | null = null;
+  let convergedDigest = '';
   const judge = (): string => {
     const digests = new Set(legs.map((l) => l.subject_digest));
     const passWithFindings = legs.some((l) => l.status === 'PASS' && l.findings.length > 0);
@@ -102,7 +106,10 @@ export function rpiReferenceStates(
     }
     const current = phase.current;
     if (current.status === 'PASS' && risky && current.families < 2) return 'diversity_unsatisfied';
-    if (current.status === 'PASS') return 'converged';
+    if (current.status === 'PASS') {
+      convergedDigest = current.digest;
+      return 'finalCi';
+    }
     return phase.used < input.repairRounds ? 'repairing' : 'repair_budget_exhausted';
   };
   return steps.map((step) => {
@@ -134,6 +141,12 @@ export function rpiReferenceStates(
       case 'xstate.done.actor.validateCrossFamily':
         legs.push(output as unknown as Leg);
         return judge();
+      case 'xstate.done.actor.finalCi': {
+        if (output?.configured !== true) return 'converged';
+        const stale = output.digestBefore !== convergedDigest || output.digestAfter !== convergedDigest;
+        if (stale) return 'final_ci_stale_receipt';
+        return output.passed === true ? 'converged' : 'final_ci_failed';
+      }
       default:
         return `no expectation for ${type}`;
     }

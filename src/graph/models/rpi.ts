@@ -79,6 +79,31 @@ function crossFamilyCases(snapshot: RpiSnapshot): EventPayload[] {
   ];
 }
 
+// The final CI after convergence: no CI command set, a fresh pass, a fresh failure, and a receipt
+// whose subject moved during the run or had already moved before it.
+function finalCiCases(snapshot: RpiSnapshot): EventPayload[] {
+  const context = snapshot.context as RpiContext;
+  const converged = context.phase?.current.subjectDigest ?? RPI_MODEL_DIGESTS.a;
+  const other = RPI_MODEL_DIGESTS.foreign;
+  const commands = [{ command: 'npm test', exitCode: 0, detail: 'exit 0' }];
+  const failed = [{ command: 'npm test', exitCode: 1, detail: 'exit 1' }];
+  return [
+    { output: { configured: false } },
+    { output: { configured: true, passed: true, digestBefore: converged, digestAfter: converged, commands } },
+    {
+      output: {
+        configured: true,
+        passed: false,
+        digestBefore: converged,
+        digestAfter: converged,
+        commands: failed,
+      },
+    },
+    { output: { configured: true, passed: true, digestBefore: converged, digestAfter: other, commands } },
+    { output: { configured: true, passed: true, digestBefore: other, digestAfter: other, commands } },
+  ];
+}
+
 function summarizeLeg(value: unknown): JsonValue {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not-a-leg';
   const record = value as Record<string, unknown>;
@@ -152,6 +177,8 @@ export const rpiModel = defineMachineModel(rpiMachine, {
     'xstate.error.actor.validateFresh': [ERROR],
     'xstate.done.actor.validateCrossFamily': crossFamilyCases,
     'xstate.error.actor.validateCrossFamily': [ERROR],
+    'xstate.done.actor.finalCi': finalCiCases,
+    'xstate.error.actor.finalCi': [ERROR],
   },
   project: (snapshot) => projectRpi(snapshot.context as RpiContext),
 });

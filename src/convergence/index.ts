@@ -15,6 +15,7 @@ export {
   subjectOrEvidenceChanged,
 } from './law.js';
 export { checkRound, inspectRound, normalizeRound, type RoundInspection } from './normalize-round.js';
+export { type ReceiptFreshness, receiptFreshness, type StaleReceiptReason } from './receipt-freshness.js';
 export { checkRepairRounds, REPAIR_ROUNDS_DEFAULT, withinRepairBudget } from './repair-budget.js';
 export {
   admitRound,

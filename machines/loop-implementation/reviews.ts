@@ -36,6 +36,20 @@ function fixRequest(context: LoopContext) {
 }
 
 /** Step 2: the whole-diff review, base through committed HEAD, and its fix rounds. */
+/** Both reviews stop the same way on a malformed or missing return: a named review miss. */
+function reviewMissStop({ context, event }: { context: LoopContext; event: unknown }) {
+  const report = reportOf(event);
+  return {
+    review: report,
+    stop: {
+      kind: 'review-miss' as const,
+      role: report.role,
+      miss: report.ran && !report.returned.ok ? report.returned.miss : 'no return',
+    },
+    stopLedger: headLedger(context),
+  };
+}
+
 export const wholeDiffReviewState = loopSetup.createStateConfig({
   description: 'Step 2: whole-diff review (base..HEAD) and its fix rounds',
   initial: 'reviewing',
@@ -56,18 +70,7 @@ export const wholeDiffReviewState = loopSetup.createStateConfig({
             guard: 'reviewMiss',
             target: '#loop-implementation.humanStop.reviewMiss',
             description: 'malformed or missing return: a named miss',
-            actions: assign(({ context, event }) => {
-              const report = reportOf(event);
-              return {
-                review: report,
-                stop: {
-                  kind: 'review-miss' as const,
-                  role: report.role,
-                  miss: report.ran && !report.returned.ok ? report.returned.miss : 'no return',
-                },
-                stopLedger: headLedger(context),
-              };
-            }),
+            actions: assign(reviewMissStop),
           },
           {
             guard: 'reviewAccepted',
@@ -144,18 +147,7 @@ export const conformanceReviewState = loopSetup.createStateConfig({
             guard: 'reviewMiss',
             target: '#loop-implementation.humanStop.reviewMiss',
             description: 'malformed or missing return: a named miss',
-            actions: assign(({ context, event }) => {
-              const report = reportOf(event);
-              return {
-                review: report,
-                stop: {
-                  kind: 'review-miss' as const,
-                  role: report.role,
-                  miss: report.ran && !report.returned.ok ? report.returned.miss : 'no return',
-                },
-                stopLedger: headLedger(context),
-              };
-            }),
+            actions: assign(reviewMissStop),
           },
           {
             guard: 'reviewAccepted',

@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    // Fixed fast-check seed unless LOOPCHART_FC_SEED=random (npm run fuzz).
+    setupFiles: ['test/setup/fast-check.ts'],
   },
 });

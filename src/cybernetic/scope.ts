@@ -19,7 +19,7 @@ export interface ScopePathProblem {
  *
  * @param raw the caller's path, e.g. `./src//index.ts`
  * @returns the normalized path (`src/index.ts`), or the problem: absolute paths, `..` segments,
- *   backslashes, surrounding whitespace, NUL, a `.git` segment in any letter case (the repository's
+ *   backslashes, whitespace at the edge of the path or of any segment, NUL, a `.git` segment in any letter case (the repository's
  *   git directory, or a nested repository's), and paths that name the whole repository are refused
  */
 export function normalizeScopePath(
@@ -49,6 +49,14 @@ export function normalizeScopePath(
       reason: `scope path ${quoted} is absolute; scope paths are relative to the repository root`,
     };
   const segments = raw.split('/').filter((segment) => segment !== '' && segment !== '.');
+  // Judge each segment's edges too: "a /" would otherwise normalize to "a ", which a second
+  // normalization refuses, and a scope must survive its own round trip.
+  if (segments.some((segment) => segment !== segment.trim()))
+    return {
+      ok: false,
+      code: 'cybernetic.scope.path-whitespace',
+      reason: `scope path ${quoted} has a segment with leading or trailing whitespace`,
+    };
   if (segments.includes('..'))
     return {
       ok: false,

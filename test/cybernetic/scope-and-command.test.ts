@@ -35,6 +35,13 @@ describe('scope', () => {
   it('normalizes a single path', () => {
     expect(normalizeScopePath('./a/./b//c/')).toEqual({ ok: true, path: 'a/b/c' });
   });
+
+  it('refuses a segment with whitespace at its edge, so a normalized path normalizes to itself', () => {
+    // Found by the property suite: "\u000e /" passed the whole-string check and normalized to "\u000e ".
+    for (const raw of ['\u000e /', 'src /a', 'src/ a', 'a/ /b'])
+      expect(normalizeScopePath(raw)).toMatchObject({ ok: false, code: 'cybernetic.scope.path-whitespace' });
+    expect(normalizeScopePath('my dir/a b.ts')).toEqual({ ok: true, path: 'my dir/a b.ts' });
+  });
 });
 
 describe('check commands', () => {

@@ -2,6 +2,7 @@
  * Pure views of the loop context: thin calls into the protocol core (src/gauntlet/) that the
  * guards, actions and actor inputs of every region share.
  */
+import { describeValue } from '../../src/common/describe-value.js';
 import type { Finding } from '../../src/common/finding.js';
 import { amendSpecText } from '../../src/gauntlet/amendment.js';
 import { type DispatchPlan, planDispatch, restoredPlan } from '../../src/gauntlet/dispatch.js';
@@ -131,7 +132,15 @@ export function headLedger(context: LoopContext): Ledger {
 }
 
 export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message;
+  // A host may reject with a plain object: use its message when it has one, else its JSON, never "[object Object]".
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { message?: unknown }).message === 'string'
+  )
+    return (error as { message: string }).message;
+  return describeValue(error);
 }
 
 /** Whether an escalated round needs a model: the rules said so and no model is held yet. */

@@ -1,5 +1,7 @@
-import { appendFile, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { appendFile, lstat, readFile, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { InputError, LoopchartError } from '../common/errors.js';
 import { terminateGroup } from './process-group.js';
 import { listLiveGroupMembers, readProcessGroupId, readProcessIdentity } from './process-identity.js';
@@ -14,17 +16,41 @@ export interface JobsFileLocation {
   readonly baseSha: string;
   /** The pre-bump iteration count `i` of the dispatch. */
   readonly iteration: number;
+  /**
+   * The worktree the dispatch runs in, as {@link worktreeIdentity} names it. Two clones of one
+   * repository on the same base share base and iteration; only this tells their files apart.
+   */
+  readonly worktreeId: string;
   /** Temporary directory; default `$TMPDIR`, or `/tmp` when that is unset or empty. */
   readonly tmpDir?: string;
 }
 
+const WORKTREE_ID = /^[0-9a-f]{16}$/;
+const JOBS_FILE_NAME = /^loop-[0-9a-f]{40}(?:[0-9a-f]{24})?-(?:0|[1-9]\d*)-([0-9a-f]{16})\.jobs$/;
+
 /**
- * The jobs file path `<tmp>/loop-<base SHA>-<i>.jobs`.
+ * The identity of a worktree in its jobs files' names: the first 16 hex digits of the SHA-256 of
+ * the real path of its git directory (`git rev-parse --absolute-git-dir`), which no other clone
+ * or linked worktree on this machine shares.
  *
- * @param location base commit, pre-bump iteration, optional temporary directory
+ * @param gitDir the worktree's absolute git directory
+ * @returns 16 lowercase hex digits
+ * @throws when the git directory does not exist (its real path cannot be read)
+ */
+export function worktreeIdentity(gitDir: string): string {
+  return createHash('sha256').update(realpathSync(gitDir)).digest('hex').slice(0, 16);
+}
+
+/**
+ * The jobs file path `<tmp>/loop-<base SHA>-<i>-<worktree id>.jobs`: the protocol's
+ * `loop-<base SHA>-<i>.jobs` with the worktree's identity added, so that two worktrees on the
+ * same base never share a file (docs/decisions/effects.md E29).
+ *
+ * @param location base commit, pre-bump iteration, worktree identity, optional temporary directory
  * @returns the absolute path
- * @throws InputError (`jobs.location`) for a base that is not a full lowercase object name or an
+ * @throws InputError (`jobs.location`) for a base that is not a full lowercase object name, an
  *   iteration that is not a non-negative integer (two spellings of one base would name two files)
+ *   or a worktree identity that is not 16 lowercase hex digits
  */
 export function jobsFilePath(location: JobsFileLocation): string {
   if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(location.baseSha))
@@ -34,8 +60,63 @@ export function jobsFilePath(location: JobsFileLocation): string {
       'jobs.location',
       `jobs file iteration must be a non-negative integer: ${location.iteration}`,
     );
+  if (!WORKTREE_ID.test(location.worktreeId))
+    throw new InputError(
+      'jobs.location',
+      `jobs file worktree identity must be 16 lowercase hex digits: ${location.worktreeId}`,
+    );
   const tmpDir = location.tmpDir ?? (process.env.TMPDIR || '/tmp');
-  return join(tmpDir, `loop-${location.baseSha}-${location.iteration}.jobs`);
+  return join(tmpDir, `loop-${location.baseSha}-${location.iteration}-${location.worktreeId}.jobs`);
+}
+
+/**
+ * Why a jobs file is not the given worktree's, or `null` when it is: its name must carry the
+ * worktree's identity, and when it exists it must be a regular file (not a symlink) of this user.
+ *
+ * @param file the jobs file
+ * @param worktreeId the reading worktree's {@link worktreeIdentity}
+ * @returns `null`, or a named problem (`jobs file <name> is not this worktree's`)
+ */
+export async function foreignJobsFile(file: string, worktreeId: string): Promise<string | null> {
+  const name = basename(file);
+  if (JOBS_FILE_NAME.exec(name)?.[1] !== worktreeId) return `jobs file ${name} is not this worktree's`;
+  try {
+    const stats = await lstat(file);
+    const uid = process.getuid?.();
+    if (!stats.isFile() || (uid !== undefined && stats.uid !== uid))
+      return `jobs file ${name} is not this worktree's`;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return 'background launch history unavailable';
+  }
+  return null;
+}
+
+/** What {@link readJobsFile} found. */
+export interface JobsFileRead {
+  /** The file's text, or `null` when it is absent or was not read. */
+  readonly text: string | null;
+  /** Why the file was not read (another worktree's file, unreadable), or `null`. */
+  readonly problem: string | null;
+}
+
+/**
+ * Reads a jobs file, only when it is the given worktree's ({@link foreignJobsFile}).
+ *
+ * @param file the jobs file
+ * @param worktreeId the reading worktree's identity; without it the name is not checked
+ * @returns the text (absent: `null`) or the reason it was not read; never throws
+ */
+export async function readJobsFile(file: string, worktreeId?: string): Promise<JobsFileRead> {
+  if (worktreeId !== undefined) {
+    const problem = await foreignJobsFile(file, worktreeId);
+    if (problem !== null) return { text: null, problem };
+  }
+  try {
+    return { text: await readFile(file, 'utf8'), problem: null };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: null, problem: null };
+    return { text: null, problem: 'background launch history unavailable' };
+  }
 }
 
 /** One process line of a jobs file. */
@@ -161,6 +242,12 @@ export interface JobsCleanupOptions {
    * or one without process lines, "no jobs"; without it that is `background launch history unavailable`.
    */
   readonly childDeclaredNoBackgroundWork?: boolean;
+  /**
+   * The cleaning worktree's {@link worktreeIdentity}. With it, a file whose name carries another
+   * worktree's identity (or none), or that is not a regular file of this user, is neither read nor
+   * acted on: the outcome's problem is `jobs file <name> is not this worktree's`.
+   */
+  readonly worktreeId?: string;
 }
 
 /** What {@link cleanupJobs} did and found. Cleanup succeeded exactly when `problems` is empty. */
@@ -203,14 +290,8 @@ export async function cleanupJobs(
   file: string,
   options: JobsCleanupOptions = {},
 ): Promise<JobsCleanupOutcome> {
-  let text: string | null;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      return outcome([], [], ['background launch history unavailable'], []);
-    text = null;
-  }
+  const { text, problem } = await readJobsFile(file, options.worktreeId);
+  if (problem !== null) return outcome([], [], [problem], []);
   const content = parseJobsFile(text ?? '');
   const problems = content.unreadableLines.map(({ line }) => `jobs file line ${line} unreadable`);
   if (content.jobs.length === 0) {

@@ -12,7 +12,14 @@ import { snapshotChanges } from '../effects/change-snapshot.js';
 import { runChildCommand } from '../effects/child-process.js';
 import { findProcessesWithEnvironment } from '../effects/environment-marker.js';
 import { makeTempDir, readFileIfExists, writeFileAtomic } from '../effects/files.js';
-import { cleanupJobs, deleteJobsFile, jobsFilePath, parseJobsFile } from '../effects/jobs.js';
+import {
+  cleanupJobs,
+  deleteJobsFile,
+  jobsFilePath,
+  parseJobsFile,
+  readJobsFile,
+  worktreeIdentity,
+} from '../effects/jobs.js';
 import { hasGroupExited, sleep, terminateGroup } from '../effects/process-group.js';
 import { readProcessGroupId, readStartIdentity } from '../effects/process-identity.js';
 import { childTask, type DispatchPlan } from '../gauntlet/dispatch.js';
@@ -70,7 +77,11 @@ export function reserveDispatchActor(session: HostSession) {
     await mkdir(folder, { recursive: true });
     const returnDir = await makeTempDir('loopchart-return-', { outside: worktree });
     const returnFile = join(returnDir, 'return.json');
-    const jobsFile = jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration });
+    const jobsFile = jobsFilePath({
+      baseSha: plan.saved.base,
+      iteration: plan.iteration,
+      worktreeId: worktreeIdentity(session.gitDir),
+    });
     const taskFile = join(folder, 'task.json');
     const reservedLedger = serializeLedger(plan.reserved);
     const record: DispatchRecord = {
@@ -329,8 +340,15 @@ export function finishDispatchActor(session: HostSession) {
     const { plan } = input;
     const record = await recordOf(session, plan);
     const jobsFile =
-      record?.jobsFile ?? jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration });
-    const text = await readFileIfExists(jobsFile);
+      record?.jobsFile ??
+      jobsFilePath({
+        baseSha: plan.saved.base,
+        iteration: plan.iteration,
+        worktreeId: worktreeIdentity(session.gitDir),
+      });
+    const worktreeId = worktreeIdentity(session.gitDir);
+    // Another worktree's file (or one this run cannot read) is neither cleaned nor deleted.
+    const { text, problem } = await readJobsFile(jobsFile, worktreeId);
     const listed = text === null ? [] : parseJobsFile(text).jobs;
     const outcome =
       listed.length === 0
@@ -338,8 +356,10 @@ export function finishDispatchActor(session: HostSession) {
         : await cleanupJobs(jobsFile, {
             childDeclaredNoBackgroundWork: true,
             graceMs: session.options.killGraceMs,
+            worktreeId,
           });
-    if (outcome === null || outcome.problems.length === 0) await deleteJobsFile(jobsFile);
+    if (problem === null && (outcome === null || outcome.problems.length === 0))
+      await deleteJobsFile(jobsFile);
     if (record !== null)
       await removeDispatchFolder(dispatchFolder(session.files, plan.iteration), record.returnDir);
     session.plan = null;

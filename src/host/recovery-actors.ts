@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fromPromise } from 'xstate';
 import { sameChanges, snapshotChanges } from '../effects/change-snapshot.js';
 import { findProcessesWithEnvironment } from '../effects/environment-marker.js';
-import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
-import { cleanupJobs, jobsFilePath, parseJobsFile } from '../effects/jobs.js';
+import { writeFileAtomic } from '../effects/files.js';
+import { cleanupJobs, jobsFilePath, parseJobsFile, readJobsFile, worktreeIdentity } from '../effects/jobs.js';
 import { hasGroupExited } from '../effects/process-group.js';
 import { readProcessGroupId } from '../effects/process-identity.js';
 import {
@@ -52,7 +52,7 @@ async function retainRecords(
   record: DispatchRecord,
 ): Promise<ActionRecord[]> {
   const retained = recordsFromLines(record.retainedRecords);
-  const jobsText = await readFileIfExists(record.jobsFile);
+  const jobsText = (await readJobsFile(record.jobsFile, worktreeIdentity(session.gitDir))).text;
   if (jobsText !== null) retained.push(...recordsFromLines(parseJobsFile(jobsText).actionRecordLines));
   if (!record.resetBegun) {
     for (const commit of await session.git.logSince(record.headBefore))
@@ -125,11 +125,17 @@ export function cleanupJobsActor(session: HostSession) {
     session.plan = plan;
     const record = await recordOf(session, plan);
     const jobsFile =
-      record?.jobsFile ?? jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration });
+      record?.jobsFile ??
+      jobsFilePath({
+        baseSha: plan.saved.base,
+        iteration: plan.iteration,
+        worktreeId: worktreeIdentity(session.gitDir),
+      });
     const taskFile = record?.taskFile ?? null;
     const scanned = taskFile === null ? null : findProcessesWithEnvironment(CHILD_ENV.task, taskFile);
     const outcome = await cleanupJobs(jobsFile, {
       graceMs: session.options.killGraceMs,
+      worktreeId: worktreeIdentity(session.gitDir),
       childDeclaredNoBackgroundWork: scanned !== null,
     });
     const listedGroups = new Set(outcome.jobs.map((job) => job.pid));

@@ -13,7 +13,7 @@ import type {
   WorkspaceFacts,
 } from '../../machines/loop-implementation/index.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
-import { jobsFilePath, parseJobsFile } from '../effects/jobs.js';
+import { jobsFilePath, parseJobsFile, readJobsFile, worktreeIdentity } from '../effects/jobs.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import { formatPending, parseLedger, serializeLedger } from '../gauntlet/ledger.js';
 import type { Ledger } from '../gauntlet/types.js';
@@ -184,9 +184,13 @@ export function readBoundaryActor(session: HostSession) {
         headLedgerText = blob ?? null;
       }
     }
-    const jobsText = await readFileIfExists(
-      record?.jobsFile ?? jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration }),
-    );
+    const worktreeId = worktreeIdentity(session.gitDir);
+    const jobsText = (
+      await readJobsFile(
+        record?.jobsFile ?? jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration, worktreeId }),
+        worktreeId,
+      )
+    ).text;
     const boundary: BoundaryFacts = {
       porcelain: unexpectedDirt(status, ledgerPath, diskLedger, expected),
       commitCount,

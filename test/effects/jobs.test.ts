@@ -1,6 +1,16 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
 import {
@@ -10,8 +20,10 @@ import {
   JobRecordError,
   jobsFilePath,
   parseJobsFile,
+  readJobsFile,
   recordActionLine,
   recordJob,
+  worktreeIdentity,
 } from '../../src/effects/jobs.js';
 import {
   isProcessAlive,
@@ -45,21 +57,44 @@ async function startSleepingGroup(script = 'sleep 30 & sleep 31 & wait'): Promis
 const stillRunning = (pid: number) => isProcessAlive(pid) === 'alive';
 
 describe('jobs file location and format', () => {
-  it('names the file after the base and the pre-bump iteration, under TMPDIR or /tmp', () => {
+  it('names the file after the base, the pre-bump iteration and the worktree, under TMPDIR or /tmp', () => {
+    const id = '0123456789abcdef';
     const saved = process.env.TMPDIR;
     try {
       process.env.TMPDIR = '/var/tmp/x';
-      expect(jobsFilePath({ baseSha: SHA, iteration: 4 })).toBe(`/var/tmp/x/loop-${SHA}-4.jobs`);
+      expect(jobsFilePath({ baseSha: SHA, iteration: 4, worktreeId: id })).toBe(
+        `/var/tmp/x/loop-${SHA}-4-${id}.jobs`,
+      );
       process.env.TMPDIR = '';
-      expect(jobsFilePath({ baseSha: SHA, iteration: 0 })).toBe(`/tmp/loop-${SHA}-0.jobs`);
-      expect(jobsFilePath({ baseSha: SHA, iteration: 2, tmpDir: dir })).toBe(join(dir, `loop-${SHA}-2.jobs`));
+      expect(jobsFilePath({ baseSha: SHA, iteration: 0, worktreeId: id })).toBe(
+        `/tmp/loop-${SHA}-0-${id}.jobs`,
+      );
+      expect(jobsFilePath({ baseSha: SHA, iteration: 2, worktreeId: id, tmpDir: dir })).toBe(
+        join(dir, `loop-${SHA}-2-${id}.jobs`),
+      );
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
     }
-    expect(() => jobsFilePath({ baseSha: 'abc123', iteration: 1 })).toThrow(InputError);
-    expect(() => jobsFilePath({ baseSha: SHA, iteration: -1 })).toThrow(InputError);
-    expect(() => jobsFilePath({ baseSha: SHA, iteration: 1.5 })).toThrow(InputError);
+    expect(() => jobsFilePath({ baseSha: 'abc123', iteration: 1, worktreeId: id })).toThrow(InputError);
+    expect(() => jobsFilePath({ baseSha: SHA, iteration: -1, worktreeId: id })).toThrow(InputError);
+    expect(() => jobsFilePath({ baseSha: SHA, iteration: 1.5, worktreeId: id })).toThrow(InputError);
+    expect(() => jobsFilePath({ baseSha: SHA, iteration: 1, worktreeId: 'ABC' })).toThrow(InputError);
+    expect(() => jobsFilePath({ baseSha: SHA, iteration: 1, worktreeId: '../x' })).toThrow(InputError);
+  });
+
+  it('names a worktree by its git directory: one real path, one identity; two directories, two', () => {
+    const a = join(dir, 'a', '.git');
+    const b = join(dir, 'b', '.git');
+    mkdirSync(a, { recursive: true });
+    mkdirSync(b, { recursive: true });
+    symlinkSync(join(dir, 'a'), join(dir, 'link'));
+    const reference = (path: string) =>
+      createHash('sha256').update(realpathSync(path)).digest('hex').slice(0, 16);
+    expect(worktreeIdentity(a)).toBe(reference(a));
+    expect(worktreeIdentity(a)).toMatch(/^[0-9a-f]{16}$/);
+    expect(worktreeIdentity(join(dir, 'link', '.git'))).toBe(worktreeIdentity(a));
+    expect(worktreeIdentity(b)).not.toBe(worktreeIdentity(a));
   });
 
   it('separates process lines, action records and unreadable lines', () => {
@@ -263,5 +298,37 @@ describe('cleanupJobs', () => {
     writeFileSync(file, 'launched something\n');
     const outcome = await cleanupJobs(file, { childDeclaredNoBackgroundWork: true });
     expect(outcome.problems).toEqual(['jobs file line 1 unreadable']);
+  });
+
+  it("reads and signals only its own worktree's file: another worktree's jobs are never touched", async () => {
+    const mine = '1111111111111111';
+    const theirs = '2222222222222222';
+    const ours = jobsFilePath({ baseSha: SHA, iteration: 0, worktreeId: mine, tmpDir: dir });
+    const foreign = jobsFilePath({ baseSha: SHA, iteration: 0, worktreeId: theirs, tmpDir: dir });
+    const pid = await startSleepingGroup();
+    await recordJob(foreign, pid);
+    // Asked for the other worktree's file by name, or for an unnamed file, cleanup refuses it.
+    for (const other of [foreign, file]) {
+      const outcome = await cleanupJobs(other, { graceMs: 300, worktreeId: mine });
+      expect(outcome.problems).toEqual([`jobs file ${basename(other)} is not this worktree's`]);
+      expect(outcome.terminated).toBe(0);
+      expect(outcome.jobs).toEqual([]);
+      expect(listLiveGroupMembers(pid)).toHaveLength(3);
+    }
+    expect(await readJobsFile(foreign, mine)).toEqual({
+      text: null,
+      problem: `jobs file ${basename(foreign)} is not this worktree's`,
+    });
+    // A symlink carrying our name is not our file either.
+    symlinkSync(foreign, ours);
+    expect((await cleanupJobs(ours, { graceMs: 300, worktreeId: mine })).problems).toEqual([
+      `jobs file ${basename(ours)} is not this worktree's`,
+    ]);
+    expect(listLiveGroupMembers(pid)).toHaveLength(3);
+    // The owner cleans its own file.
+    const owner = await cleanupJobs(foreign, { graceMs: 5_000, worktreeId: theirs });
+    expect(owner.problems).toEqual([]);
+    expect(owner.terminated).toBe(1);
+    expect(listLiveGroupMembers(pid)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
  * model-testing code.
  */
 
+export { anySignal, EffectAbortedError } from './effects/abort.js';
 export { type Checkpoint, createCheckpoint, loadCheckpoint } from './effects/checkpoint.js';
 export { type ChildCommandOptions, type ChildRunResult, runChildCommand } from './effects/child-process.js';
 export { CommandFailedError } from './effects/command-error.js';

@@ -11,6 +11,7 @@ import { InputError } from '../common/errors.js';
 import { type Finding, finding } from '../common/finding.js';
 import { checkRound } from '../convergence/normalize-round.js';
 import { validationLegSchema } from '../convergence/schemas.js';
+import { EffectAbortedError, signalOption, throwIfAborted } from './abort.js';
 import { runChildCommand } from './child-process.js';
 import { CommandFailedError } from './command-error.js';
 import { lastLines } from './output-tail.js';
@@ -28,6 +29,11 @@ export interface RpiCommandOptions {
   readonly logPath: string;
   /** Kill the command after this many ms (a stage then returned nothing; a validator fails). */
   readonly timeoutMs?: number;
+  /**
+   * Aborting kills the command's process group and the call rejects with `EffectAbortedError`
+   * (XState's actor signal: stopping the actor stops the command).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** How a stage command (Plan, the implementer) ended. */
@@ -49,15 +55,20 @@ export interface StageCommandResult {
  * @param options command, worktree, environment, log file
  * @returns whether the stage is done, with its exit code
  * @throws CommandFailedError (`rpi.command-failed`) when the command could not be started at all
+ * @throws EffectAbortedError when `signal` aborted (the command's group was killed)
  */
 export async function runStageCommand(options: RpiCommandOptions): Promise<StageCommandResult> {
+  const what = `the command \`${options.command}\``;
+  throwIfAborted(options.signal, what);
   const run = await runChildCommand({
     command: options.command,
     cwd: options.cwd,
     logPath: options.logPath,
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.timeoutMs === undefined ? {} : { overallTimeoutMs: options.timeoutMs }),
+    ...signalOption(options.signal),
   });
+  if (run.outcome === 'aborted') throw new EffectAbortedError(what);
   if (run.outcome === 'spawn-error') {
     throw new CommandFailedError(
       'rpi.command-failed',
@@ -120,10 +131,13 @@ const MAX_VALIDATOR_OUTPUT = 16 * 1024 * 1024;
  * @returns the leg, with `validator_family` filled in when the record named none
  * @throws ValidatorOutputError when stdout holds no record, no JSON, or a record that does not check
  * @throws CommandFailedError (`rpi.command-failed`) when the command could not be started
+ * @throws EffectAbortedError when `signal` aborted (the validator's group was killed)
  */
 export async function runValidatorCommand(
   options: ValidatorCommandOptions,
 ): Promise<Record<string, unknown>> {
+  const what = `validator \`${options.command}\``;
+  throwIfAborted(options.signal, what);
   // The validator runs as its own process group so that a timeout ends everything it started:
   // killing only the shell would leave its children holding stdout open.
   const subprocess = execa('/bin/sh', ['-c', options.command], {
@@ -139,16 +153,32 @@ export async function runValidatorCommand(
     detached: true,
   });
   let timedOut = false;
+  let aborted = false;
+  const killGroup = () => {
+    if (subprocess.pid === undefined) return;
+    try {
+      signalGroup(subprocess.pid, 'SIGKILL');
+    } catch {
+      // the group is already gone
+    }
+  };
   const timer =
     options.timeoutMs === undefined
       ? null
       : setTimeout(() => {
           timedOut = true;
-          if (subprocess.pid !== undefined) signalGroup(subprocess.pid, 'SIGKILL');
+          killGroup();
         }, options.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    killGroup();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   const result = await subprocess.finally(() => {
     if (timer !== null) clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
   });
+  if (aborted) throw new EffectAbortedError(what);
   const stdout = typeof result.stdout === 'string' ? result.stdout : '';
   const stderr = typeof result.stderr === 'string' ? result.stderr : '';
   const exitCode = result.exitCode ?? null;

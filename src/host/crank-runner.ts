@@ -21,9 +21,10 @@ import { UsageError } from '../common/errors.js';
 import { scopePrefix, WHOLE_REPOSITORY } from '../crank/scope.js';
 import type { Lane, Wave } from '../crank/wave.js';
 import { parseWave } from '../crank/wave-input.js';
+import { throwIfAborted } from '../effects/abort.js';
 import { runGateSet } from '../effects/gates.js';
 import { createGitPort } from '../effects/git.js';
-import { createRpiRunner, runPaths } from './rpi-runner.js';
+import { createRpiRunner, RunAbortedError, runPaths } from './rpi-runner.js';
 import { createTranscriptRecorder, type TranscriptFields, type TranscriptStep } from './transcript.js';
 import { withWriterLock } from './writer-lock.js';
 
@@ -52,6 +53,12 @@ export interface CrankRunnerOptions {
   /** Called with one line per lane start and return, for people. */
   readonly onProgress?: (line: string) => void;
   readonly now?: () => Date;
+  /**
+   * Aborting stops the wave: the statechart's actor is stopped, which stops the running lane's RPI
+   * (its command in flight is killed) or the acceptance command, and `run()` rejects with
+   * `RunAbortedError`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What a finished crank run returns. */
@@ -113,7 +120,8 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
   const laneDir = (lane: Lane) =>
     join(runDir, 'lanes', `${wave.lanes.indexOf(lane) + 1}-${lane.id.replace(/[^A-Za-z0-9._-]/g, '_')}`);
   const actors = {
-    runLane: fromPromise<LaneReturn, LaneRequest>(async ({ input }) => {
+    runLane: fromPromise<LaneReturn, LaneRequest>(async ({ input, signal }) => {
+      throwIfAborted(signal, `lane ${input.lane.id}`);
       const { lane } = input;
       const dir = laneDir(lane);
       await mkdir(dir, { recursive: true });
@@ -148,6 +156,7 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
         base,
         runDir: dir,
         writerLockHeld: true,
+        signal,
         env: { ...options.env, LOOPCHART_LANE: lane.id },
         ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
         ...(options.now === undefined ? {} : { now: options.now }),
@@ -172,28 +181,32 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
         transcript: laneTranscript,
       };
     }),
-    runAcceptance: fromPromise<AcceptanceResult, { commands: readonly string[] }>(async ({ input }) => {
-      progress('crank: wave acceptance');
-      const result = await runGateSet({
-        gates: input.commands.map((command, i) => ({ index: i + 1, name: `acceptance ${i + 1}`, command })),
-        cwd: worktree,
-        logDir: join(runDir, 'acceptance'),
-        ...(options.env === undefined ? {} : { env: options.env }),
-        ...(options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs }),
-      });
-      return {
-        passed: result.passed,
-        commands: [...input.commands],
-        failure: result.passed
-          ? null
-          : {
-              command: input.commands[result.index - 1] ?? result.name,
-              exitCode: result.exitCode,
-              logPath: result.logPath,
-              tail: result.tail,
-            },
-      };
-    }),
+    runAcceptance: fromPromise<AcceptanceResult, { commands: readonly string[] }>(
+      async ({ input, signal }) => {
+        throwIfAborted(signal, 'the wave acceptance');
+        progress('crank: wave acceptance');
+        const result = await runGateSet({
+          gates: input.commands.map((command, i) => ({ index: i + 1, name: `acceptance ${i + 1}`, command })),
+          cwd: worktree,
+          logDir: join(runDir, 'acceptance'),
+          signal,
+          ...(options.env === undefined ? {} : { env: options.env }),
+          ...(options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs }),
+        });
+        return {
+          passed: result.passed,
+          commands: [...input.commands],
+          failure: result.passed
+            ? null
+            : {
+                command: input.commands[result.index - 1] ?? result.name,
+                exitCode: result.exitCode,
+                logPath: result.logPath,
+                tail: result.tail,
+              },
+        };
+      },
+    ),
   };
 
   const recorder = createTranscriptRecorder({
@@ -203,8 +216,14 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const actor = createActor(crankMachine.provide({ actors }), { input: { wave }, inspect: recorder.inspect });
+  if (options.signal?.aborted) throw new RunAbortedError('crank');
+  const stopOnAbort = () => actor.stop();
+  options.signal?.addEventListener('abort', stopOnAbort, { once: true });
   actor.start();
-  const evidence = (await toPromise(actor)) as WaveEvidence;
+  const evidence = (await toPromise(actor).finally(() =>
+    options.signal?.removeEventListener('abort', stopOnAbort),
+  )) as WaveEvidence;
+  if (options.signal?.aborted) throw new RunAbortedError('crank');
   const terminal = actor.getSnapshot().value as CrankRunResult['terminal'];
   await writeFile(join(runDir, 'evidence.json'), `${JSON.stringify(evidence, null, 2)}\n`);
   return { evidence, terminal, worktree, runDir, transcriptPath, base };

@@ -28,6 +28,7 @@ import { freezeRunContract, type RunContract } from '../cybernetic/run-contract.
 import type { RunRecord } from '../cybernetic/run-record.js';
 import type { CandidateAttempt } from '../cybernetic/run-transcript.js';
 import type { RestorationObservation } from '../cybernetic/terminal-record.js';
+import { anySignal, signalOption, throwIfAborted } from '../effects/abort.js';
 import { describePatcherRun, runCandidatePatcher } from '../effects/candidate-patcher.js';
 import { type CheckEvidence, runCheckSet } from '../effects/check-runner.js';
 import { CheckpointUnavailableError, createCheckpoint, loadCheckpoint } from '../effects/checkpoint.js';
@@ -219,11 +220,13 @@ export function createCyberneticActors(
           : `${path} (outside the scope, left as the candidate made it)`,
       );
   };
-  const limits = {
+  // The run's signal (Ctrl-C) and the actor's own (XState aborts it when the actor stops) both
+  // kill the process group of the check or patcher in flight.
+  const limits = (actorSignal: AbortSignal) => ({
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
+    ...signalOption(anySignal(options.signal, actorSignal)),
+  });
   // An interrupted run starts nothing more; the machine's failure path restores the checkpoint.
   const unlessInterrupted = () => {
     if (options.signal?.aborted) throw new CyberneticRunError('interrupted (the run was cancelled)');
@@ -256,23 +259,26 @@ export function createCyberneticActors(
         throw error;
       }
     }),
-    runChecks: fromPromise<RunChecksOutput, RunChecksInput>(async ({ input }) => {
+    runChecks: fromPromise<RunChecksOutput, RunChecksInput>(async ({ input, signal }) => {
       unlessInterrupted();
+      throwIfAborted(signal, 'the check run');
       const run = await runCheckSet({
         checks: input.checks,
         run: input.run,
         cwd: worktree,
         logDir: join(runDir, 'checks'),
-        ...limits,
+        ...limits(signal),
         ...(options.checkTimeoutMs === undefined ? {} : { timeoutMs: options.checkTimeoutMs }),
       });
       unlessInterrupted();
+      throwIfAborted(signal, 'the check run');
       evidence.set(input.run, evidenceLines(input.run, run.evidence));
       tailsByRun.set(input.run, new Map(run.evidence.map((item) => [item.name, item.tail])));
       return { executions: { ...run.executions } };
     }),
-    applyCandidate: fromPromise<ApplyCandidateOutput, ApplyCandidateInput>(async ({ input }) => {
+    applyCandidate: fromPromise<ApplyCandidateOutput, ApplyCandidateInput>(async ({ input, signal }) => {
       unlessInterrupted();
+      throwIfAborted(signal, 'the patcher');
       watch ??= createOutsideScopeWatch(git, input.contract.scope);
       const dir = join(runDir, `candidate-${input.attempt}`);
       const before = await watch.observe();
@@ -286,7 +292,7 @@ export function createCyberneticActors(
           join(dir, 'return.json'),
           tailsByRun.get(input.retainedRun) ?? new Map(),
         ),
-        ...limits,
+        ...limits(signal),
         ...(options.patcherTimeoutMs === undefined ? {} : { timeoutMs: options.patcherTimeoutMs }),
       });
       if (run.survivors === null || run.survivors.length > 0)
@@ -296,6 +302,7 @@ export function createCyberneticActors(
             : `processes of the patcher still run after TERM and KILL: ${run.survivors.join(', ')}`,
         );
       unlessInterrupted();
+      throwIfAborted(signal, 'the patcher');
       const after = await watch.observe();
       const outside = watch.changedBetween(before, after);
       for (const path of outside) outsideTouched.add(path);

@@ -23,8 +23,15 @@ export const DEFAULT_CHILD_TIMEOUT_MS = 3_600_000;
 /** Default wait between TERM and KILL when a child or job is stopped. */
 export const DEFAULT_KILL_GRACE_MS = 10_000;
 
-/** The step-5 hook: called with the closure block once verify closed on CONFORMS. */
-export type FinishBranchHook = (input: { readonly closure: string; readonly head: string }) => Promise<void>;
+/**
+ * The step-5 hook: called with the closure block once verify closed on CONFORMS, and the actor's
+ * `signal` (aborted when the actor is stopped: stop what the hook started then).
+ */
+export type FinishBranchHook = (input: {
+  readonly closure: string;
+  readonly head: string;
+  readonly signal?: AbortSignal;
+}) => Promise<void>;
 
 /** Options of one run that the actors read. */
 export interface HostOptions {

@@ -33,10 +33,12 @@ import type {
 } from '../../machines/loop-protocol.js';
 import { InputError } from '../common/errors.js';
 import { neutralizeText } from '../common/terminal-text.js';
+import { anySignal, signalOption } from '../effects/abort.js';
 import { type BaselineFacts, describeCheckout, readBaselineFacts } from '../effects/baseline-facts.js';
 import { CheckpointUnavailableError, createCheckpoint, loadCheckpoint } from '../effects/checkpoint.js';
 import { runChildCommand } from '../effects/child-process.js';
 import { createGitPort } from '../effects/git.js';
+import { signalGroup } from '../effects/process-group.js';
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { type ContractDesign, designEntryContract } from '../loop-protocol/design-contract.js';
 import { type FinalReport, finalReport } from '../loop-protocol/final-report.js';
@@ -319,15 +321,18 @@ async function runUnderLock(
   let cycleStartedAt = Date.now();
   const timeout =
     options.commandTimeoutMs === undefined ? {} : { overallTimeoutMs: options.commandTimeoutMs };
-  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  // The run's signal (the user cancelled) and the actor's own (XState aborts it when the actor
+  // stops) both kill the process group of the command in flight.
+  const signal = (actorSignal?: AbortSignal) => signalOption(anySignal(options.signal, actorSignal));
   const env = (cycle: number) => ({
     LOOPCHART_CYCLE: String(cycle),
     LOOPCHART_LEDGER: transcriptPath,
     LOOPCHART_STATE_DIR: stateDir,
   });
 
-  async function observeOnce(cycle: number) {
-    const result = await execa('/bin/sh', ['-c', options.observe], {
+  async function observeOnce(cycle: number, actorSignal?: AbortSignal) {
+    const stop = anySignal(options.signal, actorSignal);
+    const subprocess = execa('/bin/sh', ['-c', options.observe], {
       cwd: worktree,
       env: env(cycle),
       extendEnv: true,
@@ -337,15 +342,26 @@ async function runUnderLock(
       maxBuffer: 16 * 1024 * 1024,
       detached: true,
       ...(options.commandTimeoutMs === undefined ? {} : { timeout: options.commandTimeoutMs }),
-      ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
     });
+    // The command leads its own group: an abort kills everything it started, not only the shell.
+    const killGroup = () => {
+      if (subprocess.pid === undefined) return;
+      try {
+        signalGroup(subprocess.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    stop?.addEventListener('abort', killGroup, { once: true });
+    if (stop?.aborted) killGroup();
+    const result = await subprocess.finally(() => stop?.removeEventListener('abort', killGroup));
     const stdout = String(result.stdout ?? '');
     return { exitCode: result.exitCode ?? null, stdout, ...parseObservation(stdout) };
   }
 
-  async function observe(input: ObserveInput): Promise<Observation> {
+  async function observe(input: ObserveInput, actorSignal?: AbortSignal): Promise<Observation> {
     if (input.purpose === 'cycle') cycleStartedAt = Date.now();
-    const seen = await observeOnce(input.cycle);
+    const seen = await observeOnce(input.cycle, actorSignal);
     const fingerprint = digest(seen.stdout.trim()).slice(0, 16);
     progress(`cycle ${input.cycle}: observe -> ${seen.summary}`);
     if (seen.exitCode !== 0)
@@ -382,7 +398,7 @@ async function runUnderLock(
     };
   }
 
-  async function act(input: ActInput): Promise<ActOutput> {
+  async function act(input: ActInput, actorSignal?: AbortSignal): Promise<ActOutput> {
     if (restoreBeforeAct && current !== null) {
       const report = await (await loadCheckpoint(checkpointDir(current))).restore();
       if (!report.restored)
@@ -401,7 +417,7 @@ async function runUnderLock(
       env: { ...env(input.cycle), LOOPCHART_USAGE: usagePath },
       logPath: join(logDir, `cycle-${input.cycle}-act.log`),
       ...timeout,
-      ...signal,
+      ...signal(actorSignal),
     });
     const usage = await readFile(usagePath, 'utf8').then(
       (text) => JSON.parse(text) as { tokens?: unknown; cost?: unknown },
@@ -421,14 +437,14 @@ async function runUnderLock(
     };
   }
 
-  async function verify(input: VerifyInput): Promise<Verification> {
+  async function verify(input: VerifyInput, actorSignal?: AbortSignal): Promise<Verification> {
     const result = await runChildCommand({
       command: options.verify,
       cwd: worktree,
       env: env(input.cycle),
       logPath: join(logDir, `cycle-${input.cycle}-verify.log`),
       ...timeout,
-      ...signal,
+      ...signal(actorSignal),
     });
     if (result.outcome === 'spawn-error')
       throw new Error(`the verify command could not start: ${result.error ?? ''}`);
@@ -449,7 +465,7 @@ async function runUnderLock(
         errorFingerprint: digest(tail).slice(0, 16),
       };
     // The evaluator passed: observe the same source state again to measure what the action did.
-    const after = await observeOnce(input.cycle);
+    const after = await observeOnce(input.cycle, actorSignal);
     const direction = options.metric ?? null;
     const target = options.target ?? null;
     const reached =
@@ -524,7 +540,7 @@ async function runUnderLock(
     transcriptPath,
     resume: records,
     startData: { baseline: run.facts as unknown as NonNullable<TranscriptRecord['data']>[string] },
-    ...signal,
+    ...signal(),
   });
   const final = await readLedger(transcriptPath);
   return {

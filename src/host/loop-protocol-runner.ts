@@ -30,14 +30,18 @@ import type { TranscriptRecord } from '../loop-protocol/transcript-record.js';
 import type { TranscriptFields, TranscriptStep } from './transcript.js';
 import { createTranscriptRecorder } from './transcript.js';
 
-/** The host's effects, one async function per named actor of the loop protocol machine. */
+/**
+ * The host's effects, one async function per named actor of the loop protocol machine. Each gets
+ * the actor's `signal` (XState aborts it when the actor stops, e.g. when the run is cancelled):
+ * an effect that runs a process kills it when the signal aborts.
+ */
 export interface LoopProtocolEffects {
-  readonly observe: (input: ObserveInput) => Promise<Observation>;
-  readonly choose: (input: ChooseInput) => Promise<Choice>;
-  readonly act: (input: ActInput) => Promise<ActOutput>;
-  readonly verify: (input: VerifyInput) => Promise<Verification>;
-  readonly checkpoint: (input: CheckpointInput) => Promise<CheckpointResult>;
-  readonly rollback: (input: RollbackInput) => Promise<RollbackResult>;
+  readonly observe: (input: ObserveInput, signal: AbortSignal) => Promise<Observation>;
+  readonly choose: (input: ChooseInput, signal: AbortSignal) => Promise<Choice>;
+  readonly act: (input: ActInput, signal: AbortSignal) => Promise<ActOutput>;
+  readonly verify: (input: VerifyInput, signal: AbortSignal) => Promise<Verification>;
+  readonly checkpoint: (input: CheckpointInput, signal: AbortSignal) => Promise<CheckpointResult>;
+  readonly rollback: (input: RollbackInput, signal: AbortSignal) => Promise<RollbackResult>;
 }
 
 /** Options of {@link runLoopProtocol}. */
@@ -282,10 +286,10 @@ export async function runLoopProtocol(options: LoopProtocolRunnerOptions): Promi
   const queue = [...(plan?.outcomes ?? [])];
   // While the ledger has outcomes left, an actor returns the recorded one instead of its effect.
   const replayed =
-    <I, O>(name: string, live: (input: I) => Promise<O>) =>
-    async ({ input }: { input: I }): Promise<O> => {
+    <I, O>(name: string, live: (input: I, signal: AbortSignal) => Promise<O>) =>
+    async ({ input, signal }: { input: I; signal: AbortSignal }): Promise<O> => {
       const next = queue.shift();
-      if (next === undefined) return live(input);
+      if (next === undefined) return live(input, signal);
       if (next.actor !== name)
         throw new LedgerReplayError(`the ledger recorded ${next.actor} where the loop now runs ${name}`);
       if ('error' in next) throw new Error(next.error);

@@ -211,10 +211,10 @@ export function runFixRoundActor(session: HostSession) {
   });
 }
 
-/** `finishBranch` (step 5): the host's hook, or nothing. */
+/** `finishBranch` (step 5): the host's hook, or nothing. The hook gets the actor's `signal`. */
 export function finishBranchActor(session: HostSession) {
-  return fromPromise<Record<string, never>, { closure: string; head: string }>(async ({ input }) => {
-    await session.options.finishBranch?.(input);
+  return fromPromise<Record<string, never>, { closure: string; head: string }>(async ({ input, signal }) => {
+    await session.options.finishBranch?.({ ...input, signal });
     return {};
   });
 }

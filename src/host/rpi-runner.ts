@@ -22,8 +22,9 @@ import {
   type SubjectMeasure,
   type ValidateRequest,
 } from '../../machines/rpi.js';
-import { InputError, UsageError } from '../common/errors.js';
+import { InputError, LoopchartError, UsageError } from '../common/errors.js';
 import { checkRepairRounds } from '../convergence/repair-budget.js';
+import { throwIfAborted } from '../effects/abort.js';
 import { createGitPort } from '../effects/git.js';
 import { runStageCommand, runValidatorCommand } from '../effects/rpi-commands.js';
 import { createRunDirectory } from '../effects/run-directory.js';
@@ -73,6 +74,11 @@ export interface RpiRunnerOptions {
   /** The clock of the transcript. */
   readonly now?: () => Date;
   /**
+   * Aborting stops the run: the statechart's actor is stopped, which kills the command in flight
+   * (its process group), and `run()` rejects with {@link RunAbortedError}.
+   */
+  readonly signal?: AbortSignal;
+  /**
    * The caller already holds the worktree's writer lock (crank, for its lanes). Otherwise the run
    * takes it and refuses to start while another runner holds the checkout.
    */
@@ -94,6 +100,17 @@ export interface RpiRunResult {
 export interface RpiRunner {
   /** Runs the statechart to a final state and returns its outcome. */
   run(): Promise<RpiRunResult>;
+}
+
+/** A run was stopped through its `signal` before its statechart reached a final state. */
+export class RunAbortedError extends LoopchartError {
+  /** @param what the run, e.g. `rpi` */
+  constructor(what: string) {
+    super(
+      'run.stopped',
+      `the ${what} run was stopped (its signal aborted); the command in flight was killed`,
+    );
+  }
 }
 
 const RISK_DECLARATIONS: readonly RiskDeclaration[] = ['auto', 'yes', 'no'];
@@ -154,7 +171,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
   const roundDir = (round: number) => join(runDir, `round-${round}`);
   const timeout = options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs };
   const actors = {
-    plan: fromPromise<PlanOutcome, Record<string, never>>(async () => {
+    plan: fromPromise<PlanOutcome, Record<string, never>>(async ({ signal }) => {
       const identity = { intentRef: intent.ref, acceptanceDigest: intent.digest };
       if (!options.plan) return { planned: true, ...identity };
       const result = await runStageCommand({
@@ -163,12 +180,14 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
         env: commonEnv,
         logPath: join(runDir, 'plan.log'),
         ...timeout,
+        signal,
       });
       return result.done
         ? { planned: true, ...identity }
         : { planned: false, reason: `the plan command returned nothing (${result.detail})` };
     }),
-    implement: fromPromise<ImplementOutcome, ImplementRequest>(async ({ input }) => {
+    implement: fromPromise<ImplementOutcome, ImplementRequest>(async ({ input, signal }) => {
+      throwIfAborted(signal, 'the implementer');
       const dir = roundDir(input.round);
       await mkdir(dir, { recursive: true });
       const findingsPath = join(dir, 'findings.json');
@@ -179,11 +198,12 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
         env: { ...commonEnv, LOOPCHART_ROUND: String(input.round), LOOPCHART_FINDINGS: findingsPath },
         logPath: join(dir, input.round === 0 ? 'implement.log' : 'repair.log'),
         ...timeout,
+        signal,
       });
       return { built: result.done, detail: result.done ? null : `the implementer ${result.detail}` };
     }),
     measureSubject: fromPromise<SubjectMeasure, { round: number }>(async () => measure()),
-    finalCi: fromPromise<FinalCiOutcome, FinalCiRequest>(async ({ input }) => {
+    finalCi: fromPromise<FinalCiOutcome, FinalCiRequest>(async ({ input, signal }) => {
       const commands = options.finalCi ?? [];
       if (commands.length === 0) return { configured: false };
       // The receipt binds to the digests measured right around the run, judged by the machine.
@@ -197,6 +217,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
           env: { ...commonEnv, LOOPCHART_SUBJECT_DIGEST: input.subjectDigest },
           logPath: join(runDir, 'final-ci', `${index + 1}.log`),
           ...timeout,
+          signal,
         });
         results.push({ command, exitCode: result.exitCode, detail: result.detail });
         if (!result.done) {
@@ -207,12 +228,12 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       const digestAfter = (await measure()).digest;
       return { configured: true, passed, digestBefore, digestAfter, commands: results };
     }),
-    validateFresh: fromPromise<unknown, ValidateRequest>(async ({ input }) =>
-      validate(input, options.validator, 'fresh'),
+    validateFresh: fromPromise<unknown, ValidateRequest>(async ({ input, signal }) =>
+      validate(input, options.validator, 'fresh', signal),
     ),
-    validateCrossFamily: fromPromise<unknown, ValidateRequest>(async ({ input }) => {
+    validateCrossFamily: fromPromise<unknown, ValidateRequest>(async ({ input, signal }) => {
       if (!options.crossFamily) throw new InputError('rpi.cross-family-missing', 'no cross-family validator');
-      return validate(input, options.crossFamily, 'cross-family');
+      return validate(input, options.crossFamily, 'cross-family', signal);
     }),
   };
   function measure() {
@@ -223,7 +244,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       exclusions,
     });
   }
-  async function validate(input: ValidateRequest, command: string, family: string) {
+  async function validate(input: ValidateRequest, command: string, family: string, signal: AbortSignal) {
     return runValidatorCommand({
       command,
       cwd: worktree,
@@ -236,6 +257,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       logPath: join(roundDir(input.round), `validate-${input.leg}.log`),
       defaultFamily: family,
       ...timeout,
+      signal,
     });
   }
 
@@ -259,8 +281,16 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       error: () => {},
     });
   }
+  // The caller's signal stops the statechart; XState then aborts the running actor's signal, which
+  // kills the command in flight (its process group).
+  if (options.signal?.aborted) throw new RunAbortedError('rpi');
+  const stopOnAbort = () => actor.stop();
+  options.signal?.addEventListener('abort', stopOnAbort, { once: true });
   actor.start();
-  const outcome = (await toPromise(actor)) as RpiOutcome;
+  const outcome = (await toPromise(actor).finally(() =>
+    options.signal?.removeEventListener('abort', stopOnAbort),
+  )) as RpiOutcome;
+  if (options.signal?.aborted) throw new RunAbortedError('rpi');
   await writeFile(join(runDir, 'outcome.json'), `${JSON.stringify(outcome, null, 2)}\n`);
   return { outcome, worktree, runDir, transcriptPath, base };
 }

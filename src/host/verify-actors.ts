@@ -4,6 +4,7 @@
  */
 import { fromPromise } from 'xstate';
 import type { GateRun } from '../../machines/loop-implementation/index.js';
+import { anySignal, signalOption, throwIfAborted } from '../effects/abort.js';
 import { createLogDir, type Gate, runGateSet } from '../effects/gates.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
@@ -31,18 +32,21 @@ export function gateSetOf(ledger: Ledger, extra: readonly string[]): Gate[] {
  * part of that commit.
  */
 export function runGatesActor(session: HostSession) {
-  return fromPromise<GateRun, { ledger: Ledger }>(async ({ input }) => {
+  return fromPromise<GateRun, { ledger: Ledger }>(async ({ input, signal }) => {
     unlessInterrupted(session);
+    throwIfAborted(signal, 'the gate set');
     const { worktree, gates, ledgerPath } = session.options;
     session.logDir ??= await createLogDir(worktree);
     const result = await runGateSet({
       gates: gateSetOf(input.ledger, gates),
       cwd: worktree,
       logDir: session.logDir,
-      ...(session.options.interrupt === undefined ? {} : { signal: session.options.interrupt }),
+      // Stopping the actor (XState's signal) or interrupting the run kills the running gate's group.
+      ...signalOption(anySignal(signal, session.options.interrupt)),
     });
     // A gate stopped by the interrupt is not a failed gate: end the run instead of repairing.
     unlessInterrupted(session);
+    throwIfAborted(signal, 'the gate set');
     if (!result.passed) {
       const gate = gateSetOf(input.ledger, gates).find((g) => g.index === result.index);
       const failure = {

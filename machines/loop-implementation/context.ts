@@ -101,11 +101,15 @@ export interface CommitRequest {
   readonly allowEmpty?: boolean;
 }
 
-/** Outcome of the gate set (verify step 1). */
+/**
+ * Outcome of the gate set (verify step 1). `head` is HEAD after the run, including the commit of
+ * tracked changes the gates produced (passing or failing): a verification repair plans on it.
+ */
 export type GateRun =
-  | { readonly passed: true }
+  | { readonly passed: true; readonly head: string }
   | {
       readonly passed: false;
+      readonly head: string;
       readonly gate: number;
       readonly command: string;
       readonly exitCode: number;

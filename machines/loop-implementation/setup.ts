@@ -11,6 +11,7 @@ import type {
   BoundaryFacts,
   ChildReport,
   DispatchRecovery,
+  GateRun,
   HumanEvent,
   LoopContext,
   LoopImplementationInput,
@@ -98,6 +99,14 @@ export const loopSetup = setup({
     }),
     /** Computes the ledger (and spec) edit of the accepted human choice. */
     keepChoice: assign({ pendingChoice: ({ context, event }) => choiceEdit(context, event) }),
+    /**
+     * Keeps a gate run: its failure (or none) and the HEAD it left, which includes the commit of
+     * tracked changes the gates produced, so a verification repair plans on that HEAD.
+     */
+    keepGateRun: assign(({ event }) => {
+      const run = (event as unknown as { output: GateRun }).output;
+      return { gateFailure: run.passed ? null : run, head: run.head };
+    }),
     /** Keeps the review report that just arrived (verify steps 2-3). */
     keepReview: assign({ review: ({ event }) => reportOf(event) }),
     /** Keeps the message of an effect that failed unexpectedly (the run ends in `failed`). */

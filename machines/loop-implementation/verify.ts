@@ -45,13 +45,19 @@ export const verifyRegion = loopSetup.createStateConfig({
             guard: 'gatesPassedInConformance',
             target: 'conformance',
             description: 'every gate passed after a conformance fix round: re-review conformance',
+            actions: 'keepGateRun',
           },
-          { guard: 'gatesPassed', target: 'review', description: 'every gate passed' },
+          {
+            guard: 'gatesPassed',
+            target: 'review',
+            description: 'every gate passed',
+            actions: 'keepGateRun',
+          },
           {
             guard: 'verificationRepairAllowed',
             target: 'repair',
-            description: 'repairs < allowance: automatic verification repair',
-            actions: assign({ gateFailure: ({ event }) => (event.output.passed ? null : event.output) }),
+            description: 'repairs < allowance: automatic verification repair on the HEAD the gates left',
+            actions: 'keepGateRun',
           },
           {
             target: '#loop-implementation.humanStop.verificationFailed',
@@ -61,6 +67,7 @@ export const verifyRegion = loopSetup.createStateConfig({
               const next = { ...context, gateFailure };
               return {
                 gateFailure,
+                head: event.output.head,
                 stop: {
                   kind: 'verification-failed' as const,
                   repairs: context.history.verificationRepairs,

@@ -219,7 +219,11 @@ function loopSections(input: PromptInput, task: ChildTask): Sections {
         : EVIDENCE_RULE,
     steps: loopSteps(task, input.ledger ?? null, tool),
     spend: spendRule(tool),
-    blocking: blockingRule(tool),
+    // A verification repair carries the protocol's blocking-call contract in its task: quote it.
+    blocking:
+      task.verification === null
+        ? blockingRule(tool)
+        : `This repair's contract: ${safe(task.verification.blockingCalls)}. ${blockingRule(tool)}`,
     never: NEVER_LOOP.map((line) => `- ${line}`).join('\n'),
   };
 }

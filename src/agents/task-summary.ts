@@ -62,6 +62,7 @@ export function renderTaskSummary(input: TaskSummaryInput): string {
     if (v !== null)
       lines.push(
         `Failing gate ${v.gate}: \`${v.command}\` exited ${v.exitCode}. Its output is in ${v.logPath}.`,
+        `Blocking calls: ${v.blockingCalls}.`,
       );
   }
   if (task.hint !== null) lines.push(`Hint: ${task.hint}`);

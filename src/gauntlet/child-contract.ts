@@ -41,6 +41,11 @@ export const childTaskSchema = z
         command: z.string(),
         exitCode: z.number().int(),
         logPath: z.string(),
+        blockingCalls: z
+          .string()
+          .describe(
+            'the blocking-call contract: bound every blocking command with timeout -k 30 <n>, n <= 600',
+          ),
       })
       .nullable(),
   })

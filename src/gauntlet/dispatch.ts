@@ -103,6 +103,20 @@ export interface VerificationFailure {
 }
 
 /**
+ * The blocking-call contract every verification repair task carries (§3.18 step 1, verbatim): the
+ * repair child bounds each blocking command with `timeout -k 30 <n>` where `n` is at most 600
+ * seconds, and runs longer work in the background, polling it (docs/child-contract.md).
+ */
+export const BLOCKING_CALL_CONTRACT =
+  'bound every blocking command with `timeout -k 30 <n>`, n <= 600; background and poll longer work';
+
+/** The verification part of a verification repair task: the failing gate and the blocking-call contract. */
+export interface VerificationTask extends VerificationFailure {
+  /** {@link BLOCKING_CALL_CONTRACT}. */
+  readonly blockingCalls: string;
+}
+
+/**
  * The task a child receives (the JSON file named by `LOOPCHART_TASK`). See docs/child-contract.md.
  */
 export interface ChildTask {
@@ -132,8 +146,8 @@ export interface ChildTask {
   readonly returnFile: string;
   /** Absolute path of the jobs file (also `LOOPCHART_JOBS`). */
   readonly jobsFile: string;
-  /** For a verification repair: the failing gate. */
-  readonly verification: VerificationFailure | null;
+  /** For a verification repair: the failing gate and the blocking-call contract; `null` otherwise. */
+  readonly verification: VerificationTask | null;
 }
 
 /** Where the host put the dispatch's files. */
@@ -183,7 +197,10 @@ export function childTask(
     actionRecords: (extra.actionRecords ?? []).map(formatActionRecord),
     returnFile: paths.returnFile,
     jobsFile: paths.jobsFile,
-    verification: extra.verification ?? null,
+    verification:
+      extra.verification === undefined || extra.verification === null
+        ? null
+        : { ...extra.verification, blockingCalls: BLOCKING_CALL_CONTRACT },
   };
 }
 

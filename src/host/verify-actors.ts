@@ -9,7 +9,7 @@ import { createLogDir, type Gate, runGateSet } from '../effects/gates.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
 
-/** Subject of the commit that records tracked changes a passing gate set produced (§6 A30). */
+/** Subject of the commit that records tracked changes a gate set produced (§6 A30). */
 export const VERIFICATION_CHANGES_SUBJECT = 'loop: verification changes';
 
 /**
@@ -27,9 +27,9 @@ export function gateSetOf(ledger: Ledger, extra: readonly string[]): Gate[] {
 
 /**
  * `runGates` (verify step 1): runs the gate set fail-fast in the worktree, logs in one folder per
- * verify session (`LOG_DIR`, minted at the session's first gate run). After a passing run, tracked
- * changes the gates produced are committed as `loop: verification changes`; the ledger is never
- * part of that commit.
+ * verify session (`LOG_DIR`, minted at the session's first gate run). After the run, passing or
+ * failing, tracked changes the gates produced are committed as `loop: verification changes`; the
+ * ledger is never part of that commit. The result carries HEAD after that commit.
  */
 export function runGatesActor(session: HostSession) {
   return fromPromise<GateRun, { ledger: Ledger }>(async ({ input, signal }) => {
@@ -47,10 +47,21 @@ export function runGatesActor(session: HostSession) {
     // A gate stopped by the interrupt is not a failed gate: end the run instead of repairing.
     unlessInterrupted(session);
     throwIfAborted(signal, 'the gate set');
+    // §3.18 step 1: "Commit verification-produced tracked changes, including gate-produced
+    // changes", after a failing run too; the HEAD returned includes that commit, so a verification
+    // repair plans on it (docs/notes/machine-issues.md item 5).
+    const produced = (await session.git.statusPorcelain())
+      .filter((entry) => entry.xy !== '??' && entry.path !== ledgerPath)
+      .map((entry) => entry.path);
+    const head =
+      produced.length > 0
+        ? await session.git.commitFiles({ paths: produced, subject: VERIFICATION_CHANGES_SUBJECT, body: '' })
+        : await session.git.revParseHead();
     if (!result.passed) {
       const gate = gateSetOf(input.ledger, gates).find((g) => g.index === result.index);
       const failure = {
         passed: false as const,
+        head,
         gate: result.index,
         command: gate?.command ?? result.name,
         exitCode: result.exitCode,
@@ -61,13 +72,8 @@ export function runGatesActor(session: HostSession) {
       completedSideEffect(session, 'runGates');
       return failure;
     }
-    const produced = (await session.git.statusPorcelain())
-      .filter((entry) => entry.xy !== '??' && entry.path !== ledgerPath)
-      .map((entry) => entry.path);
-    if (produced.length > 0)
-      await session.git.commitFiles({ paths: produced, subject: VERIFICATION_CHANGES_SUBJECT, body: '' });
     session.lastGateFailure = null;
     completedSideEffect(session, 'runGates');
-    return { passed: true };
+    return { passed: true, head };
   });
 }

@@ -179,6 +179,15 @@ function latestTable(
   return null;
 }
 
+/** HEAD as the latest gate run in the path reported it (after its gate-produced commit). */
+function latestGateHead(context: StepContext): unknown {
+  for (let i = context.index; i >= 0; i--) {
+    const event = context.path.steps[i]?.event;
+    if (event?.type === 'xstate.done.actor.runGates') return (event.output as { head?: unknown }).head;
+  }
+  return 'no gate run';
+}
+
 /** The human event of the latest step up to this one, if any. */
 function latestHumanEvent(context: StepContext): PathStep['event'] | null {
   for (let i = context.index; i >= 0; i--) {
@@ -471,7 +480,10 @@ function checkInvocation(
             : answer !== null && 'row' in answer
               ? answer.row
               : 'no target';
-      oracle.same(step, `${what}: tuple`, plan.pending, { target, repo: 'home', head: c.head });
+      // A verification repair plans on the HEAD the gate set left, which includes the commit of
+      // the tracked changes the gates produced (§3.18 step 1), failing run or not.
+      const head = invocation.id === 'reserveVerifyDispatch' ? latestGateHead(context) : c.head;
+      oracle.same(step, `${what}: tuple`, plan.pending, { target, repo: 'home', head });
       oracle.same(step, `${what}: reserved = saved + bump + tuple`, plan.reserved, {
         ...plan.saved,
         iterations: plan.saved.iterations + 1,

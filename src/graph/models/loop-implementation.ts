@@ -378,10 +378,12 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
     'xstate.done.actor.commitReopen': committed,
     'xstate.done.actor.discardChanges': [{ output: { clean: true } }, { output: { clean: false } }],
     'xstate.done.actor.runGates': [
-      { output: { passed: true } },
+      // HEAD moved: the gates produced tracked changes and the host committed them.
+      { output: { passed: true, head: sha('9') } },
       {
         output: {
           passed: false,
+          head: sha('8'),
           gate: 1,
           command: WORLD_PATHS.verification,
           exitCode: 1,

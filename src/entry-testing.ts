@@ -1,9 +1,10 @@
 /**
  * `loopchart/testing`: model-based testing over the machines: transition and state enumeration,
  * path suites, coverage, controlled actors and the machines' models. Needs the `@xstate/graph`
- * peer dependency.
+ * peer dependency; `eventSequenceArbitrary` takes the caller's fast-check (optional peer).
  */
 
+export * from './graph/arbitraries.js';
 export * from './graph/assertion-tally.js';
 export * from './graph/controlled-actors.js';
 export * from './graph/coverage.js';

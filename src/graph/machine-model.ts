@@ -58,6 +58,27 @@ export function defineMachineModel<TMachine extends AnyStateMachine>(
   return model;
 }
 
+/**
+ * What a model module exports for `loopchart paths <module.js>#<export>`: a host's own machine and
+ * the model its paths are generated from. Without `model`, events are sent bare and the whole
+ * context is the projection.
+ */
+export interface ModelledMachine<TMachine extends AnyStateMachine = AnyStateMachine> {
+  readonly machine: TMachine;
+  readonly model?: MachineModel<SnapshotFrom<TMachine>>;
+}
+
+/**
+ * Types a model module's export against its machine (no runtime effect):
+ * `export const wave = defineModelledMachine(waveMachine, { … })`.
+ */
+export function defineModelledMachine<TMachine extends AnyStateMachine>(
+  machine: TMachine,
+  model: MachineModel<SnapshotFrom<TMachine>>,
+): ModelledMachine<TMachine> {
+  return { machine, model };
+}
+
 /** Event types whose events the machine produces itself and the model must not send. */
 export function isMachineProducedEvent(eventType: string): boolean {
   const kind = transitionKindOf(eventType);

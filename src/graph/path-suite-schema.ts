@@ -50,7 +50,14 @@ export const pathSchema = z.object({
 export const pathSuiteSchema = z
   .object({
     machine: z.string().describe('the machine id'),
-    strategy: z.enum(['shortest', 'transition-cover']),
+    strategy: z.enum(['shortest', 'transition-cover', 'transition-pair', 'random-walk']),
+    walk: z
+      .object({
+        seed: z.number().int().nonnegative(),
+        length: z.number().int().positive(),
+      })
+      .optional()
+      .describe('random-walk only: the seed and the number of steps over all walks'),
     initial: z.object({
       state: modelStateSchema,
       transitions: z.array(z.string()).describe('always transitions taken while starting'),
@@ -65,6 +72,22 @@ export const pathSuiteSchema = z
       statesTotal: z.number().int().nonnegative(),
       uncoveredTransitions: z.array(z.string()).describe('keys of transitions no path takes'),
       uncoveredStates: z.array(z.string()).describe('ids of state nodes no path enters'),
+      transitionPairsCovered: z
+        .number()
+        .int()
+        .nonnegative()
+        .optional()
+        .describe('transition-pair only: pairs of consecutive transitions some path takes'),
+      transitionPairsTotal: z
+        .number()
+        .int()
+        .nonnegative()
+        .optional()
+        .describe('transition-pair only: pairs of consecutive transitions reachable in the model'),
+      uncoveredTransitionPairs: z
+        .array(z.tuple([z.string(), z.string()]))
+        .optional()
+        .describe('transition-pair only: reachable pairs [from, to] no path takes'),
     }),
   })
   .describe('loopchart model-based path suite');

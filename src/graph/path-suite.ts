@@ -1,18 +1,26 @@
-import { createHash } from 'node:crypto';
 import type { AnyEventObject, AnyStateMachine, SnapshotFrom } from 'xstate';
 import { transitionCoverage } from './coverage.js';
 import { PathGenerationError } from './errors.js';
-import { shortEventLabel } from './labels.js';
-import { assertMachineModel, type MachineModel } from './machine-model.js';
+import { assertMachineModel, DEFAULT_MAX_STATES, type MachineModel } from './machine-model.js';
+import { createModelExplorer, type ModelExplorer } from './model-exploration.js';
+import type { PathStrategy, PathSuite, SuitePath } from './path-suite-schema.js';
 import {
-  createModelExplorer,
-  type ModelExplorer,
-  type ModelState,
-  type StepDelivery,
-} from './model-exploration.js';
-import type { ModelStateJson, PathStep, PathStrategy, PathSuite, SuitePath } from './path-suite-schema.js';
+  consecutivePairs,
+  type PlannedWalk,
+  pairKey,
+  randomWalks,
+  searchTransitionPairs,
+} from './path-walks.js';
 import { assertMachine } from './state-nodes.js';
-import { stateValueLabel } from './state-value-label.js';
+import { createJsonCache, toSuitePath, type WalkedPath, walk } from './suite-paths.js';
+
+/** The strategies {@link generatePathSuite} knows. */
+export const PATH_STRATEGIES: readonly PathStrategy[] = [
+  'transition-cover',
+  'shortest',
+  'transition-pair',
+  'random-walk',
+];
 
 /** Options of {@link generatePathSuite}. */
 export interface PathSuiteOptions {
@@ -20,8 +28,38 @@ export interface PathSuiteOptions {
    * `transition-cover` (default): the fewest shortest paths (greedy) that still take every
    * transition and enter every state any shortest path reaches. `shortest`: one shortest path to
    * every model state (value + projection + via), minus paths that are prefixes of others.
+   * `transition-pair`: few shortest paths (greedy) that together take every reachable pair of
+   * consecutive transitions (and every transition and state). `random-walk`: `length` steps of
+   * seeded random walks from the initial state (see {@link PathSuiteOptions.seed}).
    */
   readonly strategy?: PathStrategy;
+  /** `random-walk` only: the seed (an integer 0..2^32-1; default 0). The same seed, the same suite. */
+  readonly seed?: number;
+  /** `random-walk` only: the number of steps over all walks (1..1,000,000; default 100). */
+  readonly length?: number;
+}
+
+/** The default seed of the `random-walk` strategy. */
+export const DEFAULT_WALK_SEED = 0;
+/** The default length (steps over all walks) of the `random-walk` strategy. */
+export const DEFAULT_WALK_LENGTH = 100;
+/** The longest `random-walk` suite. */
+export const MAX_WALK_LENGTH = 1_000_000;
+
+function walkOptions(machineId: string, options: PathSuiteOptions): { seed: number; length: number } {
+  const seed = options.seed ?? DEFAULT_WALK_SEED;
+  const length = options.length ?? DEFAULT_WALK_LENGTH;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new PathGenerationError(
+      machineId,
+      `the seed must be an integer 0..4294967295, got ${String(seed)}`,
+    );
+  if (!Number.isInteger(length) || length < 1 || length > MAX_WALK_LENGTH)
+    throw new PathGenerationError(
+      machineId,
+      `the walk length must be an integer 1..${MAX_WALK_LENGTH}, got ${String(length)}`,
+    );
+  return { seed, length };
 }
 
 /**
@@ -47,16 +85,38 @@ export function generatePathSuite<TMachine extends AnyStateMachine>(
   assertMachine(machine);
   assertMachineModel(machine, model as MachineModel);
   const strategy = options.strategy ?? 'transition-cover';
-  if (strategy !== 'shortest' && strategy !== 'transition-cover') {
-    throw new PathGenerationError(machine.id, `unknown strategy "${String(strategy)}"`);
+  if (!PATH_STRATEGIES.includes(strategy)) {
+    throw new PathGenerationError(
+      machine.id,
+      `unknown strategy "${String(strategy)}" (strategies: ${PATH_STRATEGIES.join(', ')})`,
+    );
   }
+  if ((options.seed !== undefined || options.length !== undefined) && strategy !== 'random-walk')
+    throw new PathGenerationError(machine.id, 'seed and length apply to the random-walk strategy only');
+  const walkSettings = strategy === 'random-walk' ? walkOptions(machine.id, options) : undefined;
   const explorer = createModelExplorer(machine, model as MachineModel);
-  const planned = withoutPrefixPaths(explorer.shortestPaths());
-
-  const walked = planned.map((plan) => walk(explorer, plan.events));
-  const selected = strategy === 'transition-cover' ? greedyCover(walked) : walked;
+  let selected: WalkedPath[];
+  let pairTotals: ReadonlySet<string> | undefined;
+  if (walkSettings !== undefined) {
+    selected = randomWalks(explorer, walkSettings.seed, walkSettings.length).map((events) =>
+      walk(explorer, events),
+    );
+  } else if (strategy === 'transition-pair') {
+    // The search's node bound: a model state may be reached after several different transitions.
+    const search = searchTransitionPairs(explorer, 2 * (model.maxStates ?? DEFAULT_MAX_STATES));
+    const planned = withoutPrefixPaths(uniquePlans([...search.pairs.values(), ...search.items.values()]));
+    selected = greedyCover(
+      planned.map((plan) => walk(explorer, plan.events)),
+      (path) => pairsOf(explorer.initial.transitions, path).map(([from, to]) => `pair:${pairKey(from, to)}`),
+    );
+    pairTotals = new Set(search.pairs.keys());
+  } else {
+    const planned = withoutPrefixPaths(explorer.shortestPaths());
+    const walked = planned.map((plan) => walk(explorer, plan.events));
+    selected = strategy === 'transition-cover' ? greedyCover(walked) : walked;
+  }
   const json = createJsonCache();
-  const paths = selected.map((path) => toSuitePath(path, json));
+  const paths = uniqueIds(selected.map((path) => toSuitePath(path, json)));
   const coverage = transitionCoverage(machine, {
     transitions: [
       ...explorer.initial.transitions,
@@ -64,9 +124,11 @@ export function generatePathSuite<TMachine extends AnyStateMachine>(
     ],
     states: [...explorer.initial.states, ...selected.flatMap((p) => p.states.flatMap((s) => s.states))],
   });
+  const pairSummary = pairTotals === undefined ? {} : summarizePairs(explorer, selected, pairTotals);
   return {
     machine: machine.id,
     strategy,
+    ...(walkSettings === undefined ? {} : { walk: walkSettings }),
     initial: { state: json.state(explorer.initial), transitions: [...explorer.initial.transitions] },
     paths,
     summary: {
@@ -78,21 +140,65 @@ export function generatePathSuite<TMachine extends AnyStateMachine>(
       statesTotal: coverage.states.total,
       uncoveredTransitions: coverage.transitions.missing.map((t) => t.key),
       uncoveredStates: [...coverage.states.missing],
+      ...pairSummary,
     },
   };
+}
+
+/** The pairs of consecutive transitions a walked path takes, the start's transitions first. */
+function pairsOf(initial: readonly string[], path: WalkedPath): (readonly [string, string])[] {
+  return consecutivePairs([...initial, ...path.states.slice(1).flatMap((node) => node.transitions)]);
+}
+
+function summarizePairs(
+  explorer: ModelExplorer,
+  selected: readonly WalkedPath[],
+  reachable: ReadonlySet<string>,
+): Pick<
+  PathSuite['summary'],
+  'transitionPairsCovered' | 'transitionPairsTotal' | 'uncoveredTransitionPairs'
+> {
+  const covered = new Set<string>();
+  for (const path of selected)
+    for (const [from, to] of pairsOf(explorer.initial.transitions, path)) covered.add(pairKey(from, to));
+  const total = new Set([...reachable, ...covered]);
+  return {
+    transitionPairsCovered: covered.size,
+    transitionPairsTotal: total.size,
+    uncoveredTransitionPairs: [...total]
+      .filter((key) => !covered.has(key))
+      .sort()
+      .map((key) => key.split('\n') as [string, string]),
+  };
+}
+
+// One plan per distinct event sequence (several items often share a shortest path).
+function uniquePlans(plans: readonly PlannedWalk[]): PlannedWalk[] {
+  const seen = new Set<PlannedWalk>();
+  const byKeys = new Set<string>();
+  return plans.filter((plan) => {
+    if (seen.has(plan)) return false;
+    seen.add(plan);
+    const key = plan.keys.join('\u0000');
+    if (byKeys.has(key)) return false;
+    byKeys.add(key);
+    return true;
+  });
+}
+
+// Random walks can repeat a path; its id gets `-2`, `-3` … so that ids stay unique test names.
+function uniqueIds(paths: readonly SuitePath[]): SuitePath[] {
+  const counts = new Map<string, number>();
+  return paths.map((path) => {
+    const count = (counts.get(path.id) ?? 0) + 1;
+    counts.set(path.id, count);
+    return count === 1 ? path : { ...path, id: `${path.id}-${count}` };
+  });
 }
 
 interface PlannedPath {
   readonly events: readonly AnyEventObject[];
   readonly keys: readonly string[];
-}
-
-/** A planned path walked through the explorer: the node before the first event, then one per event. */
-interface WalkedPath {
-  readonly events: readonly AnyEventObject[];
-  readonly deliveries: readonly StepDelivery[];
-  /** `states[0]` is the initial node; `states[i + 1]` is reached by `events[i]`. */
-  readonly states: readonly ModelState[];
 }
 
 // A shortest path that is a prefix of another is covered by the longer one.
@@ -112,29 +218,21 @@ function withoutPrefixPaths(paths: readonly PlannedPath[]): PlannedPath[] {
   });
 }
 
-// Walks the path through the explorer's own steps from the initial state; each node carries the
-// transitions its pure macrostep took. The live runner later checks them against a real actor.
-function walk(explorer: ModelExplorer, events: readonly AnyEventObject[]): WalkedPath {
-  const states: ModelState[] = [explorer.initial];
-  const deliveries: StepDelivery[] = [];
-  for (const event of events) {
-    const delivery = explorer.deliveryOf(event);
-    deliveries.push(delivery);
-    states.push(explorer.advance(states[states.length - 1] as ModelState, event, delivery));
-  }
-  return { events, deliveries, states };
-}
-
-// Greedy set cover over transitions and states: repeatedly keep the path that adds the most
-// uncovered items (ties: fewer steps, then earlier), until nothing new can be added.
-function greedyCover(paths: readonly WalkedPath[]): WalkedPath[] {
+// Greedy set cover over transitions and states (and `extra` items per path): repeatedly keep the
+// path that adds the most uncovered items (ties: fewer steps, then earlier), until nothing new can
+// be added.
+function greedyCover(
+  paths: readonly WalkedPath[],
+  extra: (path: WalkedPath) => readonly string[] = () => [],
+): WalkedPath[] {
   const itemsOf = paths.map(
     (path) =>
-      new Set(
-        path.states
+      new Set([
+        ...path.states
           .slice(1)
           .flatMap((node) => [...node.transitions, ...node.states.map((id) => `state:${id}`)]),
-      ),
+        ...extra(path),
+      ]),
   );
   const covered = new Set<string>();
   const chosen = new Set<number>();
@@ -160,73 +258,4 @@ function greedyCover(paths: readonly WalkedPath[]): WalkedPath[] {
     for (const item of itemsOf[best] as Set<string>) covered.add(item);
   }
   return paths.filter((_, index) => chosen.has(index));
-}
-
-/**
- * Builds the JSON forms once per node and event. Steps share them (a step's `stateAfter` is the
- * next step's `stateBefore`), so treat a suite as immutable or serialize it before editing.
- */
-function createJsonCache() {
-  const states = new WeakMap<ModelState, ModelStateJson>();
-  const events = new WeakMap<AnyEventObject, PathStep['event']>();
-  return {
-    state(node: ModelState): ModelStateJson {
-      let json = states.get(node);
-      if (!json) {
-        json = JSON.parse(
-          JSON.stringify({
-            value: node.snapshot.value,
-            status: node.snapshot.status,
-            projection: node.projection,
-          }),
-        ) as ModelStateJson;
-        states.set(node, json);
-      }
-      return json;
-    },
-    // Events come from the model's JSON payload cases or from the machine's own timers.
-    event(event: AnyEventObject): PathStep['event'] {
-      let json = events.get(event);
-      if (!json) {
-        json = JSON.parse(JSON.stringify(event)) as PathStep['event'];
-        events.set(event, json);
-      }
-      return json;
-    },
-  };
-}
-
-function toSuitePath(path: WalkedPath, json: ReturnType<typeof createJsonCache>): SuitePath {
-  const steps: PathStep[] = path.events.map((event, index) => {
-    const after = path.states[index + 1] as ModelState;
-    return {
-      stateBefore: json.state(path.states[index] as ModelState),
-      event: json.event(event),
-      delivery: path.deliveries[index] as StepDelivery,
-      stateAfter: json.state(after),
-      transitions: [...after.transitions],
-    };
-  });
-  return { id: pathId(steps), description: describePath(path.events, steps), steps };
-}
-
-function pathId(steps: readonly PathStep[]): string {
-  const events = JSON.stringify(steps.map((step) => step.event));
-  return `p-${createHash('sha256').update(events).digest('hex').slice(0, 12)}`;
-}
-/** Longest payload text a path description shows per event; the step itself has the full payload. */
-const PAYLOAD_SHOWN = 60;
-
-function describePath(events: readonly AnyEventObject[], steps: readonly PathStep[]): string {
-  const last = steps[steps.length - 1];
-  const reached = last ? stateValueLabel(last.stateAfter.value as never) : '?';
-  const labels = events.map((event) => {
-    const { type, ...payload } = event;
-    // An actor outcome shows its output or error; other events show their fields.
-    const shown = 'output' in payload ? payload.output : 'error' in payload ? payload.error : payload;
-    const text = shown === undefined ? '' : JSON.stringify(shown);
-    const clipped = text.length > PAYLOAD_SHOWN ? `${text.slice(0, PAYLOAD_SHOWN - 1)}…` : text;
-    return clipped === '' || clipped === '{}' ? shortEventLabel(type) : `${shortEventLabel(type)} ${clipped}`;
-  });
-  return `reaches ${reached} by ${labels.join(' → ')}`;
 }

@@ -9,7 +9,7 @@ import { machines } from '../../machines/index.js';
 import { runCli } from '../../src/cli/commands.js';
 import { MissingModelError, suiteOf } from '../../src/cli/paths.js';
 import { models } from '../../src/graph/models/index.js';
-import { type PathSuite, pathSuiteSchema } from '../../src/graph/path-suite-schema.js';
+import { type PathStrategy, type PathSuite, pathSuiteSchema } from '../../src/graph/path-suite-schema.js';
 import { enumerateStates } from '../../src/graph/states.js';
 import { enumerateTransitions } from '../../src/graph/transitions.js';
 import { parseCliResult } from '../support/cli-result.js';
@@ -145,7 +145,7 @@ describe('loopchart paths', () => {
       [['nope'], 'unknown machine "nope"'],
       [
         ['crank', '--strategy', 'random'],
-        '--strategy must be one of transition-cover, shortest, got "random"',
+        '--strategy must be one of transition-cover, shortest, transition-pair, random-walk, got "random"',
       ],
       [['crank', 'rpi'], 'name at most one machine'],
       [['--out', 'x.json'], '--out needs a machine name'],
@@ -175,7 +175,7 @@ describe('docs/path-suites.md worked example', () => {
     return files;
   }
 
-  async function runExample(strategy: 'transition-cover' | 'shortest', tamper = false) {
+  async function runExample(strategy: PathStrategy, tamper = false) {
     const example = await mkdtemp(join(dir, 'example-'));
     for (const [name, code] of await documentedFiles()) await writeFile(join(example, name), code);
     const suiteFile = join(example, 'crank-suite.json');
@@ -201,10 +201,16 @@ describe('docs/path-suites.md worked example', () => {
   }
 
   it('marks both files of the example', async () => {
-    expect([...(await documentedFiles()).keys()]).toEqual(['wave-runner.mjs', 'wave-runner.test.mjs']);
+    expect([...(await documentedFiles()).keys()]).toEqual([
+      'wave-runner.mjs',
+      'wave-harness.mjs',
+      'wave-runner.test.mjs',
+      'door.mjs',
+      'wave-runner.property.mjs',
+    ]);
   });
 
-  it.each(['transition-cover', 'shortest'] as const)(
+  it.each(['transition-cover', 'shortest', 'transition-pair', 'random-walk'] as const)(
     'passes every path of the exported %s suite with node --test',
     async (strategy) => {
       const { run, suite } = await runExample(strategy);

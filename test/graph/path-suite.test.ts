@@ -124,7 +124,14 @@ describe('generatePathSuite', () => {
 
   it('emits a JSON Schema for the suite format', () => {
     const schema = z.toJSONSchema(pathSuiteSchema) as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(['machine', 'strategy', 'initial', 'paths', 'summary']);
+    expect(Object.keys(schema.properties)).toEqual([
+      'machine',
+      'strategy',
+      'walk',
+      'initial',
+      'paths',
+      'summary',
+    ]);
   });
 });
 

@@ -9,13 +9,7 @@
  * conforming child (or a child breaking one named rule) would commit for exactly that dispatch.
  */
 import type { SnapshotFrom } from 'xstate';
-import {
-  type LoopContext,
-  loopImplementationMachine,
-  returnOutcomeOf,
-  rulesOutcome,
-  verificationOutcomeOf,
-} from '../../../machines/loop-implementation/index.js';
+import { type LoopContext, loopImplementationMachine } from '../../../machines/loop-implementation/index.js';
 import type { JsonValue } from '../../common/json-value.js';
 import { formatChildBody } from '../../gauntlet/commits.js';
 import type { DispatchPlan } from '../../gauntlet/dispatch.js';
@@ -304,25 +298,17 @@ const recoveries: EventPayload[] = [
 ];
 
 /**
- * The abstraction of the context that the machine's guards read: the ordered table's outcome,
- * the validation verdicts, and the flags of entry, recovery and verify.
+ * The abstraction of the context that tells model states apart: where the dispatch in flight
+ * aims, the flags of entry, recovery and verify, the stop held, the review in hand. It holds no
+ * verdict of the ordered table or of return validation: those are computed by the functions the
+ * guards call, so a projection holding them would be compared with itself by the runner's
+ * projection check. States that differ only in such a verdict are still told apart by the event
+ * that reached them (the refresh or boundary payload is part of a model node's "via"), and the
+ * verdicts are asserted against the reference table and the reference validator in
+ * test/oracles/ instead.
  */
 export function loopProjection(context: LoopContext): JsonValue {
-  const outcome =
-    context.ledger === null && context.ledgerFindings.length === 0 ? null : rulesOutcome(context);
-  const validation = returnOutcomeOf(context);
-  const verification = verificationOutcomeOf(context);
   return {
-    rule:
-      outcome === null
-        ? null
-        : outcome.kind === 'dispatch-row'
-          ? `row:${outcome.escalated ? 'escalated' : 'plain'}:${outcome.hintSource ?? 'none'}`
-          : outcome.kind === 'unreachable-amend'
-            ? `unreachable:${outcome.autoApply}`
-            : outcome.kind,
-    validation: validation?.kind ?? null,
-    verification: verification?.kind ?? null,
     target:
       context.plan === null ? null : typeof context.plan.target === 'number' ? 'row' : context.plan.target,
     model: context.model !== null,

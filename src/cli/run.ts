@@ -215,6 +215,7 @@ export function runResultJson(command: string, result: LoopRunResult): Record<st
     notices: result.notices,
     ...(result.closure === undefined ? {} : { closure: result.closure }),
     ...(result.answered === undefined ? {} : { answered: result.answered }),
+    ...(result.unusedAnswer === undefined ? {} : { unusedAnswer: result.unusedAnswer }),
   };
 }
 
@@ -224,6 +225,10 @@ export function reportRun(io: CliIo, result: LoopRunResult, json: boolean): void
     io.stdout.write(`${JSON.stringify(runResultJson('run', result))}\n`);
     return;
   }
+  if (result.unusedAnswer !== undefined)
+    io.stderr.write(
+      `loopchart: --answer ${JSON.stringify(result.unusedAnswer)} was not used: the run reached no stop to answer\n`,
+    );
   if (result.status === 'stopped' && result.stopText !== undefined) io.stdout.write(result.stopText);
   else if (result.status === 'finished') {
     const rows = result.ledger?.rows ?? [];

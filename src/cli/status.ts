@@ -8,10 +8,18 @@ import { InputError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import { createGitPort } from '../effects/git.js';
 import { resolveGitDir } from '../effects/git-dir.js';
-import { defaultLedgerPath, repoRelative, specOfLedger, worktreeRootOf } from '../host/run-paths.js';
+import { parseLedger } from '../gauntlet/ledger.js';
+import {
+  checkLedgerBase,
+  defaultLedgerPath,
+  repoRelative,
+  specOfLedger,
+  worktreeRootOf,
+} from '../host/run-paths.js';
 import { DEFAULT_ESCALATE_AFTER } from '../host/settings-actors.js';
 import { stateFilesOf } from '../host/state-files.js';
 import { type LoopStatus, readLoopStatus } from '../host/status.js';
+import { readWorktreeFile } from '../host/worktree-view.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
@@ -78,6 +86,10 @@ export const statusCommand: CliCommand = {
     if (specPath === null)
       throw new InputError('status.spec', 'status: give --spec, or --ledger naming an existing ledger');
     ledgerPath ??= defaultLedgerPath(specPath);
+    // A ledger whose base this repository lacks (a shallow clone) cannot be counted: name it.
+    const diskLedger = await readWorktreeFile(worktree, ledgerPath);
+    const base = diskLedger === null ? null : (parseLedger(diskLedger).ledger?.base ?? null);
+    if (base !== null) await checkLedgerBase(worktree, ledgerPath, base);
     const status = await readLoopStatus({
       git: createGitPort(worktree),
       files: stateFilesOf(await resolveGitDir(worktree)),

@@ -119,6 +119,18 @@ export async function readJobsFile(file: string, worktreeId?: string): Promise<J
   }
 }
 
+/**
+ * The process groups a worktree's jobs file records (the pids of its process lines): none when
+ * the file is absent, unreadable or another worktree's.
+ *
+ * @param file the jobs file
+ * @param worktreeId the reading worktree's identity
+ */
+export async function recordedJobGroups(file: string, worktreeId: string): Promise<number[]> {
+  const { text } = await readJobsFile(file, worktreeId);
+  return text === null ? [] : parseJobsFile(text).jobs.map((job) => job.pid);
+}
+
 /** One process line of a jobs file. */
 export interface JobRecord {
   /** 1-based line number in the file. */

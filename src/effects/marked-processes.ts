@@ -1,6 +1,6 @@
 import { findProcessesWithEnvironment } from './environment-marker.js';
 import { sleep } from './process-group.js';
-import { isProcessAlive, readStartIdentity } from './process-identity.js';
+import { commandLineText, isProcessAlive, readCommandLine, readStartIdentity } from './process-identity.js';
 
 // Linux only, like environment-marker.ts. A child started with a variable naming its own run (its
 // task file) passes it to every process it starts, also to one that leaves the child's process
@@ -19,6 +19,11 @@ export interface TerminateMarkedOptions {
    * being stopped, and the next round finds that one.
    */
   readonly rounds?: number;
+  /**
+   * Marked processes to leave alone (neither signalled nor reported as survivors), e.g. members of
+   * a group another protocol step owns. Asked once per process found.
+   */
+  readonly exclude?: (pid: number) => boolean;
 }
 
 /** What {@link terminateMarkedProcesses} did. */
@@ -32,6 +37,8 @@ export interface MarkedTermination {
    * but nothing proves they do, so they were left alone.
    */
   readonly unreadable: readonly number[];
+  /** The command line of each stopped or surviving process, as read when it was found (or `null`). */
+  readonly commands: ReadonlyMap<number, string | null>;
 }
 
 function stillSame(pid: number, identity: string | null): boolean {
@@ -79,8 +86,27 @@ export async function terminateMarkedProcesses(
   const pollMs = options.pollMs ?? 50;
   const rounds = options.rounds ?? 5;
   const terminated = new Set<number>();
-  for (let round = 0; round < rounds; round += 1) {
+  const excluded = new Set<number>();
+  const commands = new Map<number, string | null>();
+  const find = (): { pids: number[]; unreadable: readonly number[] } | null => {
     const marked = findProcessesWithEnvironment(name, value);
+    if (marked === null) return null;
+    const pids = marked.pids.filter((pid) => {
+      if (excluded.has(pid)) return false;
+      if (!commands.has(pid) && options.exclude?.(pid) === true) {
+        excluded.add(pid);
+        return false;
+      }
+      if (!commands.has(pid)) {
+        const args = readCommandLine(pid);
+        commands.set(pid, args === null ? null : commandLineText(args));
+      }
+      return true;
+    });
+    return { pids, unreadable: marked.unreadable };
+  };
+  for (let round = 0; round < rounds; round += 1) {
+    const marked = find();
     if (marked === null) return null;
     if (marked.pids.length === 0) break;
     const found = new Map(marked.pids.map((pid) => [pid, readStartIdentity(pid)]));
@@ -90,12 +116,13 @@ export async function terminateMarkedProcesses(
     await waitUntilGone(found, graceMs, pollMs);
     for (const pid of found.keys()) terminated.add(pid);
   }
-  const last = findProcessesWithEnvironment(name, value);
+  const last = find();
   if (last === null) return null;
   const survivors = new Set(last.pids);
   return {
     terminated: [...terminated].filter((pid) => !survivors.has(pid)).sort((a, b) => a - b),
     survivors: [...survivors].sort((a, b) => a - b),
     unreadable: last.unreadable,
+    commands,
   };
 }

@@ -10,6 +10,7 @@ import { fromPromise } from 'xstate';
 import type { ChildReport, DispatchRecovery, GateRun } from '../../machines/loop-implementation/index.js';
 import { snapshotChanges } from '../effects/change-snapshot.js';
 import { runChildCommand } from '../effects/child-process.js';
+import { endDispatchLeftovers, leftoverNotices } from '../effects/dispatch-leftovers.js';
 import { findProcessesWithEnvironment } from '../effects/environment-marker.js';
 import { makeTempDir, readFileIfExists, writeFileAtomic } from '../effects/files.js';
 import {
@@ -18,6 +19,7 @@ import {
   jobsFilePath,
   parseJobsFile,
   readJobsFile,
+  recordedJobGroups,
   worktreeIdentity,
 } from '../effects/jobs.js';
 import { hasGroupExited, sleep, terminateGroup } from '../effects/process-group.js';
@@ -161,6 +163,22 @@ async function recordChildEnd(
 }
 
 /**
+ * After every dispatch, once the child's group has exited: ends the processes the child left
+ * running outside its group and its jobs file (found by this dispatch's `LOOPCHART_TASK`), and
+ * prints what was terminated and what could not be proven (issue 10 item 4).
+ */
+async function endLeftovers(session: HostSession, record: DispatchRecord, childIdentity: string | null) {
+  const leftovers = await endDispatchLeftovers({
+    name: CHILD_ENV.task,
+    value: record.taskFile,
+    recordedGroups: await recordedJobGroups(record.jobsFile, worktreeIdentity(session.gitDir)),
+    childStartIdentity: childIdentity,
+    graceMs: session.options.killGraceMs,
+  });
+  for (const line of leftoverNotices(leftovers)) session.notify?.(line);
+}
+
+/**
  * `dispatchChild`: runs the child command in the worktree as its own process group with
  * `LOOPCHART_TASK`, `LOOPCHART_RETURN` and `LOOPCHART_JOBS`, under the silence and overall limits.
  * The launch intent is recorded before spawn and the pid with its start identity right after, so
@@ -210,6 +228,7 @@ export function dispatchChildActor(session: HostSession) {
     if (run.pid !== null && run.lingeringGroupMembers.length > 0)
       await terminateGroup(run.pid, { graceMs: session.options.killGraceMs });
     const groupExited = run.pid === null || hasGroupExited(run.pid) === true;
+    await endLeftovers(session, record, run.startIdentity);
     const ran = reportOfRun(run, await readFileIfExists(record.returnFile), session.options.timeoutMs);
     const interrupt = session.options.interrupt;
     const report =
@@ -307,6 +326,7 @@ export function recoverDispatchActor(session: HostSession) {
       // Members left in the launched group cannot be another group: a group id is not reused while
       // the group has members.
       if (hasGroupExited(pid) === false) await terminateGroup(pid, { graceMs: session.options.killGraceMs });
+      await endLeftovers(session, record, identity);
       const returned = returnedStatus(await readFileIfExists(record.returnFile));
       report =
         ending === 'killed-after-silence'

@@ -124,6 +124,11 @@ export interface HostSession {
   lastGateFailure: LastGateFailure | null;
   /** Side effects completed so far. */
   sideEffects: number;
+  /**
+   * Prints a line without stopping, as the machine's `notice` events do (e.g. the processes a
+   * dispatch left running that the host terminated). Set by the runner; absent means not shown.
+   */
+  notify?: (text: string) => void;
 }
 
 /**

@@ -153,6 +153,11 @@ export interface LoopRunResult {
   readonly transcriptPath: string | null;
   /** The reply the run applied, when it applied one. */
   readonly answered?: { readonly reply: string; readonly choice: HumanChoice };
+  /**
+   * The reply given (`answer`) that the run never used because it reached no stop: the run went on
+   * (or ended) without it.
+   */
+  readonly unusedAnswer?: string;
   /** Why a reply was refused (status `invalid`). */
   readonly rejection?: HumanReplyRejection;
   /**
@@ -329,6 +334,10 @@ async function drive(
   session: HostSession,
 ): Promise<LoopRunResult> {
   const notices: string[] = [];
+  session.notify = (text) => {
+    notices.push(text);
+    options.onNotice?.(text);
+  };
   const transcriptPath =
     options.transcript === false
       ? null
@@ -432,6 +441,7 @@ async function drive(
           sideEffects: session.sideEffects,
           gitProcesses: session.git.processCount,
           ...(answered === undefined ? {} : { answered }),
+          ...(answer === undefined ? {} : { unusedAnswer: answer }),
         };
       }
       const context = snapshot.context as LoopContext;
@@ -443,6 +453,7 @@ async function drive(
           ledger: await diskLedger(),
           sideEffects: session.sideEffects,
           gitProcesses: session.git.processCount,
+          ...(answer === undefined ? {} : { unusedAnswer: answer }),
         };
         const extra = answered === undefined ? {} : { answered };
         if (state === 'finished')

@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/commands.js';
-import { createLoopRepo, GIT_TEST_ENV, type LoopRepo, useGitTestEnvironment } from '../support/loop-repo.js';
+import { parseCliResult } from '../support/cli-result.js';
+import {
+  createLoopRepo,
+  GIT_TEST_ENV,
+  type LoopRepo,
+  specWith,
+  useGitTestEnvironment,
+} from '../support/loop-repo.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 const repos: LoopRepo[] = [];
@@ -90,6 +97,35 @@ describe('user errors are named, exit 2, and write nothing', () => {
     expect(r.subjects()).toEqual([]);
   });
 
+  it('--answer given to a run that reaches no stop is reported as unused, in the output and in --json', async () => {
+    const r = createLoopRepo({
+      spec: specWith(['The only row']),
+      script: {
+        version: 1,
+        targets: {
+          seed: [{ do: 'seed', evidence: { '1': 'only; failing' } }],
+          '1': [{ do: 'done', evidence: 'only; passes' }],
+        },
+      },
+    });
+    repos.push(r);
+    const out = await run(['run', ...(await r.runArgs('--answer', 'retry 1 | try harder'))]);
+    expect(out.code).toBe(0);
+    const json = parseCliResult(out.stdout);
+    expect(json.status).toBe('finished');
+    expect(json.unusedAnswer).toBe('retry 1 | try harder');
+    expect(json.answered).toBeUndefined();
+    expect(r.subjects()).toEqual(['loop: seed ledger', 'loop: seed evidence', 'loop: row 1 done']);
+
+    // Without --json the run says so on stderr; a finished run has nothing left to answer.
+    const { io, out: human } = stringSinks();
+    const code = await runCli(['run', ...(await r.runArgs('--answer', 'stop'))], io);
+    expect(code).toBe(0);
+    expect(human.stderr).toContain(
+      'loopchart: --answer "stop" was not used: the run reached no stop to answer',
+    );
+  });
+
   it('check names a ledger that does not exist instead of calling it clean', async () => {
     const r = repo();
     const { io, out } = stringSinks();
@@ -118,5 +154,15 @@ describe('user errors are named, exit 2, and write nothing', () => {
     const out = await run(['run', '--worktree', clone, '--spec', r.specPath, '--child', 'true']);
     expect(out.code).toBe(2);
     expect(out.error).toBe('run.base-missing');
+    expect(out.stdout).toContain(base);
+    const status = await run(['status', '--worktree', clone, '--spec', r.specPath]);
+    expect(status.code).toBe(2);
+    expect(status.error).toBe('run.base-missing');
+    expect(status.stdout).toContain(base);
+    // Nothing was written: the clone is exactly as cloned.
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe('');
+    expect(execFileSync('git', ['log', '--format=%s'], { cwd: clone, encoding: 'utf8' })).toBe(
+      'loop: seed ledger\n',
+    );
   });
 });

@@ -87,14 +87,39 @@ describe('user errors are named, exit 2, and write nothing', () => {
     expect(r.subjects()).toEqual([]);
   });
 
-  it('an empty --child', async () => {
+  it('--spec or --ledger reaching the git directory by another spelling, and nothing is written there', async () => {
     const r = repo();
-    const args = await r.runArgs();
-    args[args.indexOf('--child') + 1] = '';
-    const out = await run(['run', ...args]);
-    expect(out.code).toBe(2);
-    expect(out.error).toBe('cli.usage');
+    for (const extra of [
+      ['--ledger', 'docs/../.git/y.md'],
+      ['--ledger', './.git/loopchart/z.md'],
+    ]) {
+      const out = await run(['run', ...(await r.runArgs(...extra))]);
+      expect(out.code, extra.join(' ')).toBe(2);
+      expect(out.error).toBe('run.path');
+    }
+    const spec = await run([
+      'run',
+      ...(await r.runArgs()).map((a) => (a === r.specPath ? '.git/spec.md' : a)),
+    ]);
+    expect(spec.code).toBe(2);
+    expect(spec.error).toBe('run.path');
+    expect(existsSync(join(r.dir, '.git/y.md'))).toBe(false);
+    expect(existsSync(join(r.dir, '.git/loopchart/z.md'))).toBe(false);
+    expect(existsSync(join(r.dir, '.git/spec.md'))).toBe(false);
     expect(r.subjects()).toEqual([]);
+  });
+
+  it('an empty or blank --child', async () => {
+    const r = repo();
+    for (const child of ['', '   ']) {
+      const args = await r.runArgs();
+      args[args.indexOf('--child') + 1] = child;
+      const out = await run(['run', ...args]);
+      expect(out.code).toBe(2);
+      expect(out.error).toBe('cli.usage');
+    }
+    expect(r.subjects()).toEqual([]);
+    expect(existsSync(join(r.dir, r.ledgerPath))).toBe(false);
   });
 
   it('--answer given to a run that reaches no stop is reported as unused, in the output and in --json', async () => {

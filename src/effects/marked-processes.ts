@@ -105,10 +105,15 @@ export async function terminateMarkedProcesses(
     });
     return { pids, unreadable: marked.unreadable };
   };
+  let last: { pids: number[]; unreadable: readonly number[] } | null = null;
   for (let round = 0; round < rounds; round += 1) {
     const marked = find();
     if (marked === null) return null;
-    if (marked.pids.length === 0) break;
+    if (marked.pids.length === 0) {
+      // Nothing (left) to stop: this scan is the last look.
+      last = marked;
+      break;
+    }
     const found = new Map(marked.pids.map((pid) => [pid, readStartIdentity(pid)]));
     for (const [pid, identity] of found) signal(pid, identity, 'SIGTERM');
     const stubborn = await waitUntilGone(found, graceMs, pollMs);
@@ -116,7 +121,7 @@ export async function terminateMarkedProcesses(
     await waitUntilGone(found, graceMs, pollMs);
     for (const pid of found.keys()) terminated.add(pid);
   }
-  const last = find();
+  last ??= find();
   if (last === null) return null;
   const survivors = new Set(last.pids);
   return {

@@ -1,7 +1,7 @@
 /**
  * `loopchart/testing`: model-based testing over the machines: transition and state enumeration,
  * path suites, coverage, controlled actors and the machines' models. Needs the `@xstate/graph`
- * peer dependency; `eventSequenceArbitrary` takes the caller's fast-check (optional peer).
+ * peer dependency; `eventSequenceArbitrary` takes the caller's fast-check (peer dependency).
  */
 
 export * from './graph/arbitraries.js';

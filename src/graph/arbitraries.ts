@@ -1,6 +1,6 @@
 /**
  * fast-check arbitraries of a machine's event sequences, for property tests with shrinking. The
- * caller passes its own fast-check (an optional peer dependency of loopchart): this module imports
+ * caller passes its own fast-check (a peer dependency of loopchart): this module imports
  * only fast-check's types, so `loopchart/testing` loads without it.
  */
 import type * as FastCheckModule from 'fast-check';

@@ -5,9 +5,11 @@
  * `door.mjs` resolves xstate), the suites they write compared with a separate reference walk of
  * each machine (test/support/reference-walk.ts), and the page's property file imported and run.
  */
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
@@ -17,6 +19,7 @@ import { eventSequenceArbitrary } from '../../src/graph/arbitraries.js';
 import type { MachineModel } from '../../src/graph/machine-model.js';
 import { crankModel } from '../../src/graph/models/crank.js';
 import { type PathSuite, pathSuiteSchema } from '../../src/graph/path-suite-schema.js';
+import { parseCliResult } from '../support/cli-result.js';
 import { referenceModelOf, referenceWalker } from '../support/reference-walk.js';
 import { stringSinks } from '../support/string-sinks.js';
 
@@ -178,6 +181,24 @@ describe('docs/path-suites.md: a model module', () => {
     expectLiveWalk(walk, door.machine, door.model);
   });
 
+  it('gives the walk and the export name in the --json envelope', async () => {
+    const { code, stdout } = await runIn(dir, [
+      'paths',
+      './door.mjs#door',
+      '--strategy',
+      'random-walk',
+      '--seed',
+      '3',
+      '--length',
+      '5',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const result = parseCliResult(stdout) as { machine: string; walk: unknown; suite: unknown };
+    expect(result).toMatchObject({ command: 'paths', machine: 'door', walk: { seed: 3, length: 5 } });
+    expect(pathSuiteSchema.parse(result.suite).summary.steps).toBe(5);
+  });
+
   it.each([
     [['./door.mjs#nope'], 'model module ./door.mjs#nope: has no export "nope" (exports: doorMachine, door)'],
     [['./door.mjs'], 'has no export "default"'],
@@ -224,6 +245,29 @@ describe('docs/path-suites.md: fast-check arbitraries', () => {
     expect(wrong).not.toBe(source);
     return wrong;
   };
+
+  // The built package, as a reader runs it: `node wave-runner.property.mjs` resolves loopchart/*
+  // to dist/ through the package's own exports (npm test builds first).
+  const builtTesting = join(root, 'dist', 'testing.js');
+  const fresh =
+    existsSync(builtTesting) &&
+    statSync(builtTesting).mtimeMs >= statSync(join(root, 'src', 'graph', 'arbitraries.ts')).mtimeMs;
+  it.skipIf(!fresh)(
+    'runs with node against the built package, which loads no fast-check of its own',
+    async () => {
+      const dir = await exampleDir();
+      const run = await execa(process.execPath, ['wave-runner.property.mjs'], { cwd: dir, reject: false });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout).toContain('the wave runner agrees with crank on every drawn run');
+      expect(readFileSync(builtTesting, 'utf8')).not.toMatch(
+        /from\s*["']fast-check["']|import\(["']fast-check["']\)/,
+      );
+    },
+  );
+  if (!fresh)
+    console.warn(
+      'skipped the built-package run of the property example: dist/ is missing or stale; run `npm run build`',
+    );
 
   it('runs the property as written: the wave runner agrees with crank', async () => {
     const dir = await exampleDir(toSources);

@@ -1,15 +1,20 @@
 /**
  * The `transition-pair` and `random-walk` strategies, checked against an independent walk of the
  * definition (test/support/reference-walk.ts: live actors, inspection, its own breadth-first
- * search), on two small hand-written machines and on the real crank machine. For the smallest
- * machine the expected pairs are also listed by hand.
+ * search), on two small hand-written machines and on the real crank machine (pairs and walks), rpi
+ * and the cybernetic loop (pairs). For the smallest machine the expected pairs are also listed by
+ * hand.
  */
 import { describe, expect, it } from 'vitest';
 import { type AnyStateMachine, assign, fromPromise, setup } from 'xstate';
 import { crankMachine } from '../../machines/crank.js';
+import { cyberneticLoopMachine } from '../../machines/cybernetic-loop.js';
+import { rpiMachine } from '../../machines/rpi.js';
 import { PathGenerationError } from '../../src/graph/errors.js';
 import { defineMachineModel, type MachineModel } from '../../src/graph/machine-model.js';
 import { crankModel } from '../../src/graph/models/crank.js';
+import { cyberneticLoopModel } from '../../src/graph/models/cybernetic-loop.js';
+import { rpiModel } from '../../src/graph/models/rpi.js';
 import { generatePathSuite } from '../../src/graph/path-suite.js';
 import { type PathSuite, pathSuiteSchema } from '../../src/graph/path-suite-schema.js';
 import { createSuiteRun } from '../../src/graph/run-path.js';
@@ -180,6 +185,20 @@ describe('transition-pair', () => {
     it('keeps fewer paths than one per pair', () => {
       expect(suite.paths.length).toBeLessThan(expected.pairs.size);
     });
+  });
+});
+
+describe.each([
+  ['rpi', rpiMachine, rpiModel as MachineModel],
+  ['cybernetic-loop', cyberneticLoopMachine, cyberneticLoopModel as MachineModel],
+])('transition-pair on %s (real): the pairs of the reference walk, all taken', (_name, machine, model) => {
+  it('reports and takes exactly the reachable pairs', () => {
+    const suite = generatePathSuite(machine, model, { strategy: 'transition-pair' });
+    const expected = [...referenceWalker(machine, referenceModelOf(model)).reachable(20_000).pairs].sort();
+    expect(expected.length).toBeGreaterThan(0);
+    expect([...pairsTakenBy(suite)].sort()).toEqual(expected);
+    expect(suite.summary.transitionPairsTotal).toBe(expected.length);
+    expect(suite.summary.uncoveredTransitionPairs).toEqual([]);
   });
 });
 

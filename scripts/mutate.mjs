@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// `npm run mutate [-- <folder>... [stryker flags]]`: mutation testing with StrykerJS, one folder
+// at a time (mutation/folders.json), each with its own test files and its own incremental file
+// (mutation/incremental/<folder>.json, committed, so a rerun only tests mutants whose code or
+// tests changed). After each folder the score and the sha-256 of every mutated file are written
+// to mutation/summary.json; test/mutation-summary.test.ts fails when that summary is stale.
+// Stryker runs under `nice -n 15` with concurrency 1 (stryker.config.mjs): the machine is shared.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const config = JSON.parse(readFileSync('mutation/folders.json', 'utf8'));
+const args = process.argv.slice(2);
+const known = new Map(config.folders.map((folder) => [folder.name, folder]));
+const names = args.filter((arg) => known.has(arg));
+const passThrough = args.filter((arg) => !known.has(arg));
+const unknown = passThrough.filter(
+  (arg) => !arg.startsWith('-') && !passThrough[passThrough.indexOf(arg) - 1]?.startsWith('-'),
+);
+if (unknown.length > 0) {
+  console.error(`mutate: unknown folder ${unknown.join(', ')} (known: ${[...known.keys()].join(', ')})`);
+  process.exit(2);
+}
+const selected = names.length > 0 ? names.map((name) => known.get(name)) : config.folders;
+
+/** Every .ts file of a folder's paths, sorted (the same expansion as test/mutation-summary.test.ts). */
+export function expand(paths) {
+  const files = [];
+  const walk = (path) => {
+    if (statSync(path).isDirectory()) {
+      for (const entry of readdirSync(path)) walk(join(path, entry));
+    } else if (path.endsWith('.ts')) files.push(path.split('\\').join('/'));
+  };
+  for (const path of paths) walk(path);
+  return files.sort();
+}
+
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+const hashes = (files) => Object.fromEntries(files.map((file) => [file, sha256(readFileSync(file))]));
+/** One hash over the folder's files: each `path\0sha\n`, in path order. */
+const sourceHash = (fileHashes) =>
+  sha256(
+    Object.entries(fileHashes)
+      .map(([file, hash]) => `${file}\0${hash}\n`)
+      .join(''),
+  );
+
+mkdirSync('mutation/incremental', { recursive: true });
+const summaryPath = 'mutation/summary.json';
+for (const folder of selected) {
+  const files = expand(folder.paths);
+  const before = hashes(files);
+  const stryker = [
+    '-n',
+    '15',
+    process.execPath,
+    'node_modules/@stryker-mutator/core/bin/stryker.js',
+    'run',
+    'stryker.config.mjs',
+    '--mutate',
+    files.join(','),
+    '--incrementalFile',
+    `mutation/incremental/${folder.name}.json`,
+    ...(folder.ignoreStatic ? ['--ignoreStatic'] : []),
+    ...passThrough,
+  ];
+  console.log(`mutate: ${folder.name} (${files.length} files, tests ${folder.tests.join(' ')})`);
+  const run = spawnSync('nice', stryker, {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      LOOPCHART_MUTATE_TESTS: folder.tests.join(','),
+      LOOPCHART_MUTATE_TSCONFIG: `mutation/tsconfig.${folder.name}.json`,
+    },
+  });
+  if (run.status !== 0) {
+    console.error(`mutate: stryker failed on ${folder.name} (exit ${run.status})`);
+    process.exit(run.status ?? 1);
+  }
+  const after = hashes(files);
+  if (JSON.stringify(before) !== JSON.stringify(after)) {
+    console.error(`mutate: ${folder.name} changed during the run; run it again`);
+    process.exit(1);
+  }
+  const report = JSON.parse(readFileSync('reports/mutation/mutation.json', 'utf8'));
+  const counts = {};
+  for (const file of Object.values(report.files)) {
+    for (const mutant of file.mutants) counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
+  }
+  const detected = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
+  const undetected = (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
+  const summary = existsSync(summaryPath) ? JSON.parse(readFileSync(summaryPath, 'utf8')) : { folders: {} };
+  summary.folders[folder.name] = {
+    paths: folder.paths,
+    tests: folder.tests,
+    sourceHash: sourceHash(after),
+    files: after,
+    mutants: counts,
+    score:
+      detected + undetected === 0 ? null : Math.round((10000 * detected) / (detected + undetected)) / 100,
+  };
+  summary.folders = Object.fromEntries(
+    Object.entries(summary.folders).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  console.log(
+    `mutate: ${folder.name} score ${summary.folders[folder.name].score} % ${JSON.stringify(counts)}`,
+  );
+}

@@ -5,13 +5,16 @@
 // tests changed). After each folder the score and the sha-256 of every mutated file are written
 // to mutation/summary.json; test/mutation-summary.test.ts fails when that summary is stale.
 // Stryker runs under `nice -n 15` with concurrency 1 (stryker.config.mjs): the machine is shared.
+// `npm run mutate -- --unmeasured <folder>...` runs nothing: it records a folder not measured yet
+// (score null, `measured: false`) with its file hashes, so the summary names every folder.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const config = JSON.parse(readFileSync('mutation/folders.json', 'utf8'));
-const args = process.argv.slice(2);
+const unmeasured = process.argv.includes('--unmeasured');
+const args = process.argv.slice(2).filter((arg) => arg !== '--unmeasured');
 const known = new Map(config.folders.map((folder) => [folder.name, folder]));
 const names = args.filter((arg) => known.has(arg));
 const passThrough = args.filter((arg) => !known.has(arg));
@@ -48,8 +51,36 @@ const sourceHash = (fileHashes) =>
 
 mkdirSync('mutation/incremental', { recursive: true });
 const summaryPath = 'mutation/summary.json';
+const readSummary = () =>
+  existsSync(summaryPath) ? JSON.parse(readFileSync(summaryPath, 'utf8')) : { folders: {} };
+const writeSummary = (summary) => {
+  summary.folders = Object.fromEntries(
+    Object.entries(summary.folders).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+};
 for (const folder of selected) {
   const files = expand(folder.paths);
+  if (unmeasured) {
+    const summary = readSummary();
+    if (summary.folders[folder.name]?.measured) {
+      console.log(`mutate: ${folder.name} is measured; --unmeasured leaves it alone`);
+      continue;
+    }
+    const now = hashes(files);
+    summary.folders[folder.name] = {
+      paths: folder.paths,
+      tests: folder.tests,
+      measured: false,
+      sourceHash: sourceHash(now),
+      files: now,
+      mutants: {},
+      score: null,
+    };
+    writeSummary(summary);
+    console.log(`mutate: ${folder.name} recorded as not measured`);
+    continue;
+  }
   const before = hashes(files);
   const stryker = [
     '-n',
@@ -90,20 +121,18 @@ for (const folder of selected) {
   }
   const detected = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
   const undetected = (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
-  const summary = existsSync(summaryPath) ? JSON.parse(readFileSync(summaryPath, 'utf8')) : { folders: {} };
+  const summary = readSummary();
   summary.folders[folder.name] = {
     paths: folder.paths,
     tests: folder.tests,
+    measured: true,
     sourceHash: sourceHash(after),
     files: after,
     mutants: counts,
     score:
       detected + undetected === 0 ? null : Math.round((10000 * detected) / (detected + undetected)) / 100,
   };
-  summary.folders = Object.fromEntries(
-    Object.entries(summary.folders).sort(([a], [b]) => a.localeCompare(b)),
-  );
-  writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  writeSummary(summary);
   console.log(
     `mutate: ${folder.name} score ${summary.folders[folder.name].score} % ${JSON.stringify(counts)}`,
   );

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// mutation/summary.json records each folder's mutation score with the sha-256 of every file it
+// was computed against (scripts/mutate.mjs). No Stryker run happens here: the test hashes the
+// files as they are now and fails when a mutated file changed, appeared or disappeared since the
+// summary was written. Refresh with `npm run mutate -- <folder>` (incremental: only the mutants
+// whose code or tests changed are tested again).
+const root = join(import.meta.dirname, '..');
+
+interface FolderConfig {
+  readonly name: string;
+  readonly paths: readonly string[];
+  readonly tests: readonly string[];
+}
+
+interface FolderSummary {
+  readonly paths: readonly string[];
+  /** False for a folder recorded with `npm run mutate -- --unmeasured`: hashes only, no score. */
+  readonly measured: boolean;
+  readonly sourceHash: string;
+  readonly files: Record<string, string>;
+  readonly mutants: Record<string, number>;
+  readonly score: number | null;
+}
+
+const folders = (
+  JSON.parse(readFileSync(join(root, 'mutation/folders.json'), 'utf8')) as { folders: FolderConfig[] }
+).folders;
+const summary = JSON.parse(readFileSync(join(root, 'mutation/summary.json'), 'utf8')) as {
+  folders: Record<string, FolderSummary>;
+};
+
+/** Every .ts file below the given paths, relative to the repository, sorted by code unit. */
+function tsFiles(paths: readonly string[]): string[] {
+  const files: string[] = [];
+  const walk = (path: string): void => {
+    if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) walk(join(path, entry));
+    else if (path.endsWith('.ts')) files.push(relative(root, path).split('\\').join('/'));
+  };
+  for (const path of paths) walk(join(root, path));
+  return files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+describe('mutation summary (mutation/summary.json)', () => {
+  it('has an entry for every folder npm run mutate covers, over the same paths', () => {
+    expect(Object.keys(summary.folders).sort()).toEqual(folders.map((folder) => folder.name).sort());
+    for (const folder of folders) expect(summary.folders[folder.name]?.paths).toEqual(folder.paths);
+  });
+
+  for (const folder of folders) {
+    it(`is fresh for ${folder.name} (run \`npm run mutate -- ${folder.name}\` when this fails)`, () => {
+      const entry = summary.folders[folder.name];
+      expect(entry, `no summary for ${folder.name}`).toBeDefined();
+      const now = Object.fromEntries(
+        tsFiles(folder.paths).map((file) => [file, sha256(readFileSync(join(root, file)))]),
+      );
+      const changed = [...new Set([...Object.keys(now), ...Object.keys(entry!.files)])]
+        .filter((file) => now[file] !== entry!.files[file])
+        .sort();
+      expect(changed, `files changed since ${folder.name}'s mutation score was measured`).toEqual([]);
+      // The folder hash is the hash of `path\0sha\n` lines in path order.
+      const lines = Object.keys(now)
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .map((file) => `${file}\0${now[file]}\n`)
+        .join('');
+      expect(entry!.sourceHash).toBe(sha256(lines));
+    });
+  }
+
+  it('states each score as detected over detected plus undetected mutants', () => {
+    for (const [name, entry] of Object.entries(summary.folders)) {
+      if (!entry.measured) {
+        expect(entry.score, name).toBeNull();
+        expect(entry.mutants, name).toEqual({});
+        continue;
+      }
+      const count = (status: string): number => entry.mutants[status] ?? 0;
+      const detected = count('Killed') + count('Timeout');
+      const valid = detected + count('Survived') + count('NoCoverage');
+      if (valid === 0) expect(entry.score, name).toBeNull();
+      else expect(entry.score, name).toBeCloseTo((100 * detected) / valid, 1);
+    }
+  });
+});

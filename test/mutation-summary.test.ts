@@ -12,6 +12,8 @@ const root = join(import.meta.dirname, '..');
 
 interface FolderConfig {
   readonly name: string;
+  /** The directory the unit belongs to; a folder's units together cover every .ts file in it. */
+  readonly folder: string;
   readonly paths: readonly string[];
   readonly tests: readonly string[];
 }
@@ -47,7 +49,15 @@ function tsFiles(paths: readonly string[]): string[] {
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
 describe('mutation summary (mutation/summary.json)', () => {
-  it('has an entry for every folder npm run mutate covers, over the same paths', () => {
+  it("covers every .ts file of each folder with exactly one unit (a new file can't slip past)", () => {
+    for (const root of new Set(folders.map((unit) => unit.folder))) {
+      const units = folders.filter((unit) => unit.folder === root);
+      const covered = units.flatMap((unit) => tsFiles(unit.paths)).sort();
+      expect(covered, root).toEqual(tsFiles([root]));
+    }
+  });
+
+  it('has an entry for every unit npm run mutate covers, over the same paths', () => {
     expect(Object.keys(summary.folders).sort()).toEqual(folders.map((folder) => folder.name).sort());
     for (const folder of folders) expect(summary.folders[folder.name]?.paths).toEqual(folder.paths);
   });

@@ -107,7 +107,14 @@ describe('wave input edges', () => {
   it('partitioning refuses a reused lane id and names it', () => {
     const parsed = parseWave(wave({ lanes: [lane({ id: 'a' }), lane({ id: 'b', scope: 'docs/**' })] }));
     const reused = [parsed.lanes[0]!, { ...parsed.lanes[1]!, id: 'a' }];
-    expect(() => partitionLanes(reused)).toThrow(/"a"/);
+    let thrown: unknown;
+    try {
+      partitionLanes(reused);
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as { code?: string }).code).toBe('wave.duplicate-lane-id');
+    expect((thrown as Error).message).toMatch(/"a"/);
   });
 });
 

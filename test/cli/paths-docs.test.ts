@@ -132,6 +132,16 @@ describe('docs/path-suites.md: more strategies', () => {
     expect(pairs.strategy).toBe('transition-pair');
     expectAllPairs(pairs, crankMachine, crankModel as MachineModel);
 
+    const pairCount = pairs.summary.transitionPairsTotal as number;
+    const printed = await runIn(dir, ['paths', 'crank', '--strategy', 'transition-pair']);
+    expect(printed.stdout.split('\n')[0]).toMatch(
+      new RegExp(`^crank \\(transition-pair\\): .*, transition pairs covered ${pairCount}/${pairCount}$`),
+    );
+    const walkLine = (
+      await runIn(dir, ['paths', 'crank', '--strategy', 'random-walk', '--seed', '7', '--length', '50'])
+    ).stdout.split('\n')[0];
+    expect(walkLine).toMatch(/^crank \(random-walk, seed 7, length 50\): \d+ paths, 50 steps, /);
+
     const walk = await readSuite(join(dir, 'crank-walk.json'));
     expect(walk.walk).toEqual({ seed: 7, length: 50 });
     expect(walk.summary.steps).toBe(50);

@@ -28,7 +28,10 @@ function notProvided(name: string) {
 
 /** Every actor the machine invokes, by its source name. */
 export const loopActors = {
-  /** Reads HEAD, dirt, the ledger, the spec and a pending tuple's before-image. */
+  /**
+   * Reads HEAD, dirt, the ledger, the spec, a pending tuple's before-image, and the reservation
+   * `reserveDispatch` stored (with the subjects of the commits since its HEAD_BEFORE).
+   */
   inspectWorkspace: fromPromise<WorkspaceFacts, { ledgerPath: string; specPath: string }>(
     notProvided('inspectWorkspace'),
   ),
@@ -42,7 +45,11 @@ export const loopActors = {
   resolveImplModel: fromPromise<{ model: string | null }, { row: number | 'verify' }>(
     notProvided('resolveImplModel'),
   ),
-  /** Writes the reserved ledger (bump and tuple) on disk, uncommitted, with the dispatch record. */
+  /**
+   * Stores the plan durably (reported back as `WorkspaceFacts.reservation` until `finishDispatch`),
+   * then writes the reserved ledger (bump and tuple) on disk, uncommitted. The child's task is the
+   * plan's (`childTask`): the host adds only its paths.
+   */
   reserveDispatch: fromPromise<Record<string, never>, { plan: DispatchPlan; ledgerPath: string }>(
     notProvided('reserveDispatch'),
   ),
@@ -53,7 +60,6 @@ export const loopActors = {
       plan: DispatchPlan;
       ledgerPath: string;
       specPath: string;
-      actionRecords: readonly ActionRecord[];
       gate: GateRun | null;
     }
   >(notProvided('dispatchChild')),
@@ -63,19 +69,25 @@ export const loopActors = {
   readBoundary: fromPromise<BoundaryFacts, { plan: DispatchPlan; ledgerPath: string }>(
     notProvided('readBoundary'),
   ),
-  /** Interrupted recovery step 1: exclusive checkout provenance and action accounting. */
-  checkProvenance: fromPromise<
-    { owned: true; actionRecords: readonly ActionRecord[] } | { owned: false; what: string },
-    { plan: DispatchPlan }
-  >(notProvided('checkProvenance')),
+  /** Interrupted recovery step 1: exclusive checkout provenance. */
+  checkProvenance: fromPromise<{ owned: true } | { owned: false; what: string }, { plan: DispatchPlan }>(
+    notProvided('checkProvenance'),
+  ),
+  /**
+   * Action accounting (§3.19 rule 1), before anything is reset or discarded: the records the
+   * dispatch left (its jobs file, the bodies of its attributed commits, records the child added to
+   * the ledger), kept durably so that a run resumed after the reset still reports them.
+   */
+  collectActionRecords: fromPromise<{ actionRecords: readonly ActionRecord[] }, { plan: DispatchPlan }>(
+    notProvided('collectActionRecords'),
+  ),
   /** Interrupted recovery step 2: terminates the child's owned background jobs. */
-  cleanupJobs: fromPromise<
-    { terminated: number; problem: string | null; actionRecords: readonly ActionRecord[] },
-    { plan: DispatchPlan }
-  >(notProvided('cleanupJobs')),
+  cleanupJobs: fromPromise<{ terminated: number; problem: string | null }, { plan: DispatchPlan }>(
+    notProvided('cleanupJobs'),
+  ),
   /** Interrupted recovery step 3: `reset --hard HEAD_BEFORE` and `clean -fd`, then checks the tree. */
   resetCheckout: fromPromise<{ clean: boolean }, { head: string }>(notProvided('resetCheckout')),
-  /** After a durable admission or repair: deletes the dispatch's jobs file and record. */
+  /** After a durable admission or repair: deletes the dispatch's jobs file and clears the reservation. */
   finishDispatch: fromPromise<Record<string, never>, { plan: DispatchPlan }>(notProvided('finishDispatch')),
   /** Discards unowned dirt after explicit human authorization (commit-boundary stop). */
   discardChanges: fromPromise<{ clean: boolean }, { head: string }>(notProvided('discardChanges')),

@@ -2,7 +2,7 @@
  * The loop engine's input, the contracts of its actors (what each one returns) and its context.
  */
 import type { Finding } from '../../src/common/finding.js';
-import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
+import type { DispatchPlan, ReservationFacts } from '../../src/gauntlet/dispatch.js';
 import type { LoopHistory } from '../../src/gauntlet/history.js';
 import type { HumanStop } from '../../src/gauntlet/human-stop.js';
 import type {
@@ -38,6 +38,13 @@ export interface WorkspaceFacts {
   readonly specText: string | null;
   /** When the ledger carries a pending tuple: the ledger at the tuple's HEAD (the before-image). */
   readonly savedLedgerText: string | null;
+  /**
+   * The latest dispatch `reserveDispatch` stored and `finishDispatch` has not cleared, as stored
+   * (`null` or absent when there is none). The machine takes a dispatch in flight's task fields
+   * from it, and recognizes from it a dispatch whose child committed before the run ended (the
+   * commit removed the tuple from the ledger): see `reservationInFlight`.
+   */
+  readonly reservation?: ReservationFacts | null;
 }
 
 /** Settings held for the run (resolved once at entry). */
@@ -146,6 +153,17 @@ export interface FixRoundRequest {
   /** The fix tasks (and, for conformance, `G<n>: <text>` of each open gap). */
   readonly tasks: readonly string[];
 }
+
+/** How a run ended: the machine's output when it reaches a final state. */
+export type LoopOutput =
+  | { readonly status: 'finished'; readonly closure: string | null }
+  | {
+      readonly status: 'stopped';
+      /** What the loop says when the person chose Stop: nothing was changed by the choice. */
+      readonly text: string;
+    }
+  | { readonly status: 'invalid'; readonly message: string; readonly findings: readonly Finding[] }
+  | { readonly status: 'failed'; readonly message: string };
 
 /** Events a person sends at a human stop. Each stop state accepts only the offers of its menu. */
 export type HumanEvent =

@@ -5,7 +5,7 @@ import { assign } from 'xstate';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import { loopSetup } from './setup.js';
-import { describeError, dirtDetail, headLedger, seedOf } from './views.js';
+import { adoptedReservation, describeError, dirtDetail, headLedger, seedOf } from './views.js';
 
 /** The `entry` region of the loop engine. */
 export const entryRegion = loopSetup.createStateConfig({
@@ -56,6 +56,12 @@ export const entryRegion = loopSetup.createStateConfig({
     routing: {
       always: [
         { guard: 'specUnusable', target: 'specInvalid', description: 'spec missing or malformed' },
+        {
+          guard: 'reservationInFlight',
+          target: 'restoring',
+          description: 'a child committed, then the run ended: resume its reservation',
+          actions: assign(({ context }) => adoptedReservation(context)),
+        },
         { guard: 'ledgerAbsent', target: 'seeding', description: 'fresh: no ledger yet' },
         { target: 'restoring', description: 'authorized restore of an admitted ledger' },
       ],

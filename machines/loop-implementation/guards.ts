@@ -12,6 +12,7 @@ import {
   escalationDue,
   headLedger,
   outcomeKind,
+  reservationPending,
   rules,
   seedOf,
   verificationOutcome,
@@ -36,6 +37,8 @@ export const loopGuards = {
     context.ledger?.pending != null && context.ledger.pending.target !== 'verify',
   pendingVerifyOnDisk: ({ context }: GuardArgs) => context.ledger?.pending?.target === 'verify',
   treeDirty: ({ context }: GuardArgs) => (context.workspace?.porcelain ?? '').trim() !== '',
+  /** The host's latest reservation is in flight although the ledger on disk carries no tuple. */
+  reservationInFlight: ({ context }: GuardArgs) => reservationPending(context),
   // the ordered table
   configurationStop: ({ context }: GuardArgs) => rules(context).kind === 'configuration-stop',
   boundSpent: ({ context }: GuardArgs) => rules(context).kind === 'bound-spent-stop',

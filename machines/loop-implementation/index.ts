@@ -13,11 +13,13 @@
  * descriptions carry the rule labels (R1..R4), so the generated diagram reads like the table.
  */
 import { emptyLoopHistory } from '../../src/gauntlet/history.js';
+import type { LoopOutput } from './context.js';
 import { entryRegion } from './entry.js';
 import { amendingInVerifyState, discardingState, humanStopRegion } from './human-stops.js';
 import { implementRegion } from './implement.js';
 import { loopSetup } from './setup.js';
 import { verifyRegion } from './verify.js';
+import { STOPPED_BY_HUMAN } from './views.js';
 
 export type {
   BoundaryFacts,
@@ -29,13 +31,14 @@ export type {
   HumanEvent,
   LoopContext,
   LoopImplementationInput,
+  LoopOutput,
   LoopSettings,
   NoticeEvent,
   RefreshFacts,
   ReviewReport,
   WorkspaceFacts,
 } from './context.js';
-export { returnOutcomeOf, rulesOutcome, verificationOutcomeOf } from './views.js';
+export { returnOutcomeOf, rulesOutcome, STOPPED_BY_HUMAN, verificationOutcomeOf } from './views.js';
 
 /**
  * The loop engine statechart. Provide its actors with `loopImplementationMachine.provide({ actors
@@ -81,9 +84,31 @@ export const loopImplementationMachine = loopSetup.createMachine({
     discarding: discardingState,
     verify: verifyRegion,
 
-    finished: { type: 'final', description: 'Step 4: closure; verification complete' },
-    stopped: { type: 'final', description: 'Stopped by the human; branch state preserved' },
-    invalid: { type: 'final', description: 'Configuration error (exit code 2)' },
-    failed: { type: 'final', description: 'An effect failed unexpectedly (exit code 1)' },
+    finished: {
+      type: 'final',
+      description: 'Step 4: closure; verification complete',
+      output: ({ context }) => ({ status: 'finished' as const, closure: context.closure }),
+    },
+    stopped: {
+      type: 'final',
+      description: 'Stopped by the human; branch state preserved',
+      output: () => ({ status: 'stopped' as const, text: STOPPED_BY_HUMAN }),
+    },
+    invalid: {
+      type: 'final',
+      description: 'Configuration error (exit code 2)',
+      output: ({ context }) => ({
+        status: 'invalid' as const,
+        message: context.problem?.message ?? 'invalid input',
+        findings: context.problem?.findings ?? [],
+      }),
+    },
+    failed: {
+      type: 'final',
+      description: 'An effect failed unexpectedly (exit code 1)',
+      output: ({ context }) => ({ status: 'failed' as const, message: context.error ?? 'the run failed' }),
+    },
   },
+  // The run's end is the output of the final state it reached (a host renders it as is).
+  output: ({ event }) => (event as unknown as { output: LoopOutput }).output,
 });

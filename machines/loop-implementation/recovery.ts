@@ -1,13 +1,16 @@
 /**
  * Interrupted recovery (a region of `implement`): exclusive checkout provenance, the child's
- * background jobs, the reset to the dispatch's HEAD, then the ledger repair.
+ * background jobs, action accounting, the reset to the dispatch's HEAD, then the ledger repair. A
+ * discard the person authorizes at a recovery-incomplete stop enters at the jobs step and passes
+ * through action accounting too, so its repair body keeps every record the dispatch left.
  */
 import { assign, enqueueActions } from 'xstate';
+import { distinctActionRecords } from '../../src/gauntlet/action-records.js';
 import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
 import { loopSetup } from './setup.js';
 import { repairEdit } from './views.js';
 
-/** The `implement.recovery` region: provenance, jobs, reset, ledger repair. */
+/** The `implement.recovery` region: provenance, jobs, action accounting, reset, ledger repair. */
 export const recoveryRegion = loopSetup.createStateConfig({
   description: 'Interrupted recovery: provenance, jobs, reset, ledger repair',
   initial: 'provenance',
@@ -27,15 +30,7 @@ export const recoveryRegion = loopSetup.createStateConfig({
               params: ({ event }) => ({ what: event.output.owned ? '' : event.output.what }),
             },
           },
-          {
-            target: 'jobs',
-            actions: assign({
-              actionRecords: ({ context, event }) =>
-                event.output.owned
-                  ? [...context.actionRecords, ...event.output.actionRecords]
-                  : context.actionRecords,
-            }),
-          },
+          { target: 'jobs' },
         ],
         onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },
@@ -56,11 +51,8 @@ export const recoveryRegion = loopSetup.createStateConfig({
             },
           },
           {
-            target: 'reset',
-            actions: enqueueActions(({ context, event, enqueue }) => {
-              enqueue.assign({
-                actionRecords: [...context.actionRecords, ...event.output.actionRecords],
-              });
+            target: 'collecting',
+            actions: enqueueActions(({ event, enqueue }) => {
               if (event.output.terminated > 0)
                 enqueue.emit({
                   type: 'notice',
@@ -69,6 +61,22 @@ export const recoveryRegion = loopSetup.createStateConfig({
             }),
           },
         ],
+        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+      },
+    },
+    collecting: {
+      description: 'Action accounting: keep the records the dispatch left before any reset (§3.19)',
+      invoke: {
+        id: 'collectActionRecords',
+        src: 'collectActionRecords',
+        input: ({ context }) => ({ plan: context.plan as DispatchPlan }),
+        onDone: {
+          target: 'reset',
+          actions: assign({
+            actionRecords: ({ context, event }) =>
+              distinctActionRecords([...context.actionRecords, ...event.output.actionRecords]),
+          }),
+        },
         onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },
     },

@@ -15,6 +15,7 @@ import type {
   HumanEvent,
   LoopContext,
   LoopImplementationInput,
+  LoopOutput,
   NoticeEvent,
 } from './context.js';
 import { loopGuards } from './guards.js';
@@ -26,6 +27,7 @@ export const loopSetup = setup({
   types: {
     context: {} as LoopContext,
     input: {} as LoopImplementationInput,
+    output: {} as LoopOutput,
     events: {} as HumanEvent,
     emitted: {} as NoticeEvent,
   },

@@ -9,6 +9,7 @@ import type { LoopContext } from './context.js';
 import { closingState, conformanceReviewState, wholeDiffReviewState } from './reviews.js';
 import { loopSetup } from './setup.js';
 import {
+  carriedRecords,
   dispatchInput,
   headLedger,
   planFromDisk,
@@ -106,6 +107,7 @@ export const verifyRegion = loopSetup.createStateConfig({
                     target: 'verify',
                     head: context.head ?? '',
                     model: event.output.model,
+                    actionRecords: carriedRecords(context),
                   }),
                 })),
               },

@@ -5,9 +5,14 @@
 import { describeValue } from '../../src/common/describe-value.js';
 import type { Finding } from '../../src/common/finding.js';
 import { amendSpecText } from '../../src/gauntlet/amendment.js';
-import { type DispatchPlan, planDispatch, restoredPlan } from '../../src/gauntlet/dispatch.js';
+import {
+  type DispatchPlan,
+  planDispatch,
+  reservationInFlight,
+  restoredPlan,
+} from '../../src/gauntlet/dispatch.js';
 import type { HumanStop } from '../../src/gauntlet/human-stop.js';
-import { parseLedger } from '../../src/gauntlet/ledger.js';
+import { parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import {
   cutRowEdit,
   emptyVerificationMarker,
@@ -27,7 +32,17 @@ import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
 import { type ReturnOutcome, validateReturn } from '../../src/gauntlet/validate.js';
 import { type VerificationReturnOutcome, validateVerificationReturn } from '../../src/gauntlet/verify.js';
-import type { BoundaryFacts, CommitRequest, GateRun, HumanEvent, LoopContext } from './context.js';
+import type {
+  BoundaryFacts,
+  CommitRequest,
+  GateRun,
+  HumanEvent,
+  LoopContext,
+  WorkspaceFacts,
+} from './context.js';
+
+/** What the loop says when the person chose Stop (the `stopped` final state's output). */
+export const STOPPED_BY_HUMAN = 'Stopped by the human: branch state preserved.\n';
 
 /**
  * The ordered table's answer for the context (the pure `evaluateRules` over the ledger, history,
@@ -157,8 +172,16 @@ export function planFromRules(
   head = context.head ?? '',
 ): DispatchPlan {
   const outcome = rules(context);
+  const actionRecords = carriedRecords(context);
   if (outcome.kind === 'dispatch-seed')
-    return planDispatch({ ledger, target: 'seed', head, hint: outcome.hint, previousDecision: null });
+    return planDispatch({
+      ledger,
+      target: 'seed',
+      head,
+      hint: outcome.hint,
+      previousDecision: null,
+      actionRecords,
+    });
   if (outcome.kind === 'dispatch-row')
     return planDispatch({
       ledger,
@@ -167,18 +190,58 @@ export function planFromRules(
       hint: outcome.hint,
       previousDecision: outcome.previousDecision === 'none' ? null : outcome.previousDecision,
       model,
+      actionRecords,
     });
   throw new Error(`the ordered table selected no dispatch (${outcome.kind})`);
 }
 
-/** The dispatch found in flight at resume: before-image from the tuple's HEAD, reserved from disk. */
+/**
+ * The spend history a dispatch carries (§3.19 rule 4): every record of the refreshed history's
+ * action spend (ledger decisions and evidence, repair bodies), once each, grouped by action.
+ */
+export function carriedRecords(context: LoopContext): string[] {
+  return context.history.actionSpend.flatMap((spend) => spend.records);
+}
+
+/**
+ * The dispatch found in flight at resume: before-image from the tuple's HEAD, reserved from disk,
+ * task fields (hint, previous decision, model, carried spend) from the plan stored at reservation.
+ */
 export function planFromDisk(context: LoopContext): DispatchPlan {
   const reserved = headLedger(context);
   const savedText = context.workspace?.savedLedgerText ?? null;
   const saved = savedText === null ? null : parseLedger(savedText).ledger;
   if (saved === null || reserved.pending === null)
     throw new Error('the pending dispatch has no recoverable before-image');
-  return restoredPlan(saved, reserved);
+  return restoredPlan(saved, reserved, context.workspace?.reservation?.plan);
+}
+
+/**
+ * Whether the host's latest reservation is a dispatch still in flight although the ledger on disk
+ * carries no tuple: its child committed, then the run ended before the parent validated it.
+ */
+export function reservationPending(context: LoopContext): boolean {
+  return reservationInFlight(context.ledger, context.workspace?.reservation);
+}
+
+/**
+ * Resumes that reservation: the ledger is its reserved ledger and the before-image its saved one,
+ * what the worktree held when the child started; the child's commit is then validated as usual.
+ */
+export function adoptedReservation(
+  context: LoopContext,
+): Pick<LoopContext, 'workspace' | 'ledger' | 'ledgerFindings'> {
+  const workspace = context.workspace as WorkspaceFacts;
+  const { plan } = workspace.reservation as NonNullable<WorkspaceFacts['reservation']>;
+  return {
+    workspace: {
+      ...workspace,
+      ledgerText: serializeLedger(plan.reserved),
+      savedLedgerText: serializeLedger(plan.saved),
+    },
+    ledger: plan.reserved,
+    ledgerFindings: [],
+  };
 }
 
 export function beforeImageMissing(context: LoopContext): boolean {
@@ -203,13 +266,12 @@ export function choiceApplies(context: LoopContext, event: HumanEvent): boolean 
   }
 }
 
-/** Input of `dispatchChild`; a verification repair also gets the failing gate. */
+/** Input of `dispatchChild` (the plan carries the task fields); a verification repair also gets the failing gate. */
 export function dispatchInput(context: LoopContext, gate: GateRun | null) {
   return {
     plan: context.plan as DispatchPlan,
     ledgerPath: context.input.ledgerPath,
     specPath: context.input.specPath,
-    actionRecords: context.actionRecords,
     gate,
   };
 }

@@ -7,7 +7,7 @@
  * header carry the consumed count `i + 1`. The two never compare to each other (§3.9).
  */
 import { formatActionRecord } from './action-records.js';
-import { formatAttribution } from './commits.js';
+import { formatAttribution, parseSubject } from './commits.js';
 import { MAX_DECISION_CELL } from './decisions.js';
 import { MAX_RESULT_LINES } from './evidence.js';
 import { formatPending } from './ledger.js';
@@ -30,6 +30,12 @@ export interface DispatchPlan {
   readonly previousDecision: string;
   /** The model override of an escalated round (or a verification repair), else `null`. */
   readonly model: string | null;
+  /**
+   * The spend history the dispatch carries (§3.19 rule 4): every action record of the ledger's
+   * decisions and evidence and of the loop's repair bodies, once each, in the parenthesised
+   * spelling. The child repeats each verbatim before any new spend.
+   */
+  readonly actionRecords: readonly string[];
 }
 
 /** Input of {@link planDispatch}. */
@@ -43,6 +49,8 @@ export interface PlanDispatchInput {
   /** The previous decision line, or `null` for `none` (seed, after an ordinary-miss repair). */
   readonly previousDecision?: string | null;
   readonly model?: string | null;
+  /** The spend history to carry (record lines, see {@link DispatchPlan.actionRecords}); none by default. */
+  readonly actionRecords?: readonly string[];
   /** Repository identity of the tuple; `home` for a single-leg run. */
   readonly repo?: string;
 }
@@ -69,6 +77,7 @@ export function planDispatch(input: PlanDispatchInput): DispatchPlan {
     hint: input.hint ?? null,
     previousDecision: target === 'seed' ? 'none' : (input.previousDecision ?? 'none'),
     model: input.model ?? null,
+    actionRecords: [...(input.actionRecords ?? [])],
   };
 }
 
@@ -194,7 +203,10 @@ export function childTask(
     model: plan.model,
     commitSubject: subject,
     evidence: EVIDENCE_CONTRACT,
-    actionRecords: (extra.actionRecords ?? []).map(formatActionRecord),
+    actionRecords:
+      extra.actionRecords === undefined
+        ? [...plan.actionRecords]
+        : extra.actionRecords.map(formatActionRecord),
     returnFile: paths.returnFile,
     jobsFile: paths.jobsFile,
     verification:
@@ -206,24 +218,80 @@ export function childTask(
 
 /**
  * The plan of a dispatch found in flight at resume (§3.2 pending recovery): the before-image is the
- * ledger at the tuple's HEAD, the reserved ledger is the one on disk. Task fields that only the
- * original dispatch knew (hint, previous decision, model) are not recovered: a relaunch reuses the
- * task file written at reservation.
+ * ledger at the tuple's HEAD, the reserved ledger is the one on disk. The task fields only the
+ * original dispatch knew (hint, previous decision, model, carried spend) come from the plan the
+ * host stored at reservation, when it is the plan of exactly this tuple and iteration; without it
+ * they are empty.
  *
  * @param saved the ledger at the tuple's HEAD (committed before the bump)
  * @param reserved the ledger on disk, carrying the tuple
+ * @param stored the plan stored at reservation, if any
  * @throws Error when `reserved` carries no tuple
  */
-export function restoredPlan(saved: Ledger, reserved: Ledger): DispatchPlan {
+export function restoredPlan(saved: Ledger, reserved: Ledger, stored?: DispatchPlan | null): DispatchPlan {
   if (reserved.pending === null) throw new Error('the ledger on disk carries no pending tuple');
+  const same =
+    stored != null &&
+    stored.iteration === saved.iterations &&
+    formatPending(stored.pending) === formatPending(reserved.pending);
   return {
     target: reserved.pending.target,
     iteration: saved.iterations,
     pending: reserved.pending,
     saved,
     reserved,
-    hint: null,
-    previousDecision: 'none',
-    model: null,
+    hint: same ? stored.hint : null,
+    previousDecision: same ? stored.previousDecision : 'none',
+    model: same ? stored.model : null,
+    actionRecords: same ? [...(stored.actionRecords ?? [])] : [],
   };
+}
+
+/** What a host knows about the latest dispatch it reserved and has not finished. */
+export interface ReservationFacts {
+  /** The plan `reserveDispatch` stored. */
+  readonly plan: DispatchPlan;
+  /** Whether the child's launch was intended (from then on the child may have run). */
+  readonly launched: boolean;
+  /**
+   * Subjects of the commits `HEAD_BEFORE..HEAD`, oldest first; `null` when HEAD does not descend
+   * from the plan's HEAD_BEFORE.
+   */
+  readonly subjects: readonly string[] | null;
+}
+
+/** Subjects only the parent loop writes (anything but a child's commit or a foreign one). */
+function isParentSubject(subject: string): boolean {
+  const kind = parseSubject(subject).kind;
+  return !(kind === 'seed-evidence' || kind === 'row' || kind === 'verification-repair' || kind === 'other');
+}
+
+/**
+ * Whether a parent commit is among `subjects` (the commits since a dispatch's HEAD_BEFORE): the
+ * parent commits only after an admission or a repair, so such a dispatch is settled.
+ *
+ * @param subjects commit subjects, matched exactly
+ */
+export function parentCommitAmong(subjects: readonly string[]): boolean {
+  return subjects.some(isParentSubject);
+}
+
+/**
+ * Whether a stored reservation is a dispatch still in flight although the ledger on disk no longer
+ * carries its tuple: the child committed (a child's commit removes the tuple) and the run ended
+ * before the parent validated it. It is in flight when its launch was intended, HEAD descends from
+ * its HEAD_BEFORE, and no parent commit (which only follows an admission or a repair) came since.
+ *
+ * A ledger the child deleted or left unreadable in that commit carries no tuple either.
+ *
+ * @param ledgerOnDisk the ledger in the worktree, parsed (`null` when absent or unreadable)
+ * @param reservation what the host reports of its latest reservation
+ */
+export function reservationInFlight(
+  ledgerOnDisk: Ledger | null,
+  reservation: ReservationFacts | null | undefined,
+): boolean {
+  if (reservation == null || ledgerOnDisk?.pending != null) return false;
+  if (!reservation.launched || reservation.subjects === null) return false;
+  return !parentCommitAmong(reservation.subjects);
 }

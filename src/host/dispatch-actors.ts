@@ -26,12 +26,11 @@ import { hasGroupExited, sleep, terminateGroup } from '../effects/process-group.
 import { readProcessGroupId, readStartIdentity } from '../effects/process-identity.js';
 import { childTask, type DispatchPlan } from '../gauntlet/dispatch.js';
 import { formatPending, serializeLedger } from '../gauntlet/ledger.js';
-import type { ActionRecord } from '../gauntlet/types.js';
-import { carriedActionRecords } from './carried-records.js';
 import { CHILD_ENV } from './child-environment.js';
 import { reportOfRun, returnedStatus } from './child-report.js';
 import {
   type DispatchRecord,
+  listDispatchRecords,
   readDispatchRecord,
   removeDispatchFolder,
   updateDispatchRecord,
@@ -72,10 +71,13 @@ export function reserveDispatchActor(session: HostSession) {
       throw new Error(`the ledger on disk is not the ledger the dispatch was planned over (${ledgerPath})`);
 
     const folder = dispatchFolder(session.files, plan.iteration);
-    const stale = await readDispatchRecord(session.files, plan.iteration);
-    // A record for this iteration whose tuple never reached the ledger is a reservation that never
-    // completed; nothing ran under it.
-    await removeDispatchFolder(folder, stale?.ok ? stale.record.returnDir : undefined);
+    // The machine reserves only when no dispatch is in flight (it resumes and settles one first),
+    // so every readable record left is settled, or a reservation that never completed: nothing
+    // runs under it any more. An unreadable record is left for a person to see.
+    for (const stale of await listDispatchRecords(session.files))
+      if (stale.ok || stale.folder === folder)
+        await removeDispatchFolder(stale.folder, stale.ok ? stale.record.returnDir : undefined);
+    await removeDispatchFolder(folder);
     await mkdir(folder, { recursive: true });
     const returnDir = await makeTempDir('loopchart-return-', { outside: worktree });
     const returnFile = join(returnDir, 'return.json');
@@ -94,6 +96,7 @@ export function reserveDispatchActor(session: HostSession) {
       ledgerPath,
       reservedLedger,
       savedLedger: savedText,
+      plan,
       taskFile,
       returnFile,
       returnDir,
@@ -117,13 +120,11 @@ export function reserveDispatchActor(session: HostSession) {
     };
     await writeDispatchRecord(session.files, record);
     const failure = plan.target === 'verify' ? session.lastGateFailure : null;
+    // The task is the plan's (hint, previous decision, model, carried spend); the host adds paths.
     const task = childTask(
       plan,
       { worktree, ledger: ledgerPath, spec: specPath, returnFile, jobsFile },
-      {
-        actionRecords: carriedActionRecords(plan.saved, session.lastCommits),
-        verification: failure,
-      },
+      { verification: failure },
     );
     await writeFileAtomic(taskFile, `${JSON.stringify(task, null, 2)}\n`);
     await writeFileAtomic(join(worktree, ledgerPath), reservedLedger);
@@ -137,7 +138,6 @@ export interface DispatchChildInput {
   readonly plan: DispatchPlan;
   readonly ledgerPath: string;
   readonly specPath: string;
-  readonly actionRecords: readonly ActionRecord[];
   readonly gate: GateRun | null;
 }
 

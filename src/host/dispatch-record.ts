@@ -13,6 +13,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { FileAccessError, readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import { dispatchFolder, type StateFiles } from './state-files.js';
 
 const childReportSchema = z.object({
@@ -43,6 +44,21 @@ export const dispatchRecordSchema = z.object({
   reservedLedger: z.string(),
   /** The ledger before the bump and tuple (the before-image). */
   savedLedger: z.string(),
+  /**
+   * The plan the machine reserved, as given (task fields included): reported back to the machine
+   * as the workspace's reservation. Absent in records written before it was kept.
+   */
+  plan: z
+    .custom<DispatchPlan>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        'pending' in value &&
+        'saved' in value &&
+        'reserved' in value &&
+        'iteration' in value,
+    )
+    .optional(),
   taskFile: z.string(),
   returnFile: z.string(),
   /** The temporary folder holding the return file (removed with the record). */

@@ -15,6 +15,7 @@ import type { HostOptions, HostSession } from './host-session.js';
 import {
   checkProvenanceActor,
   cleanupJobsActor,
+  collectActionRecordsActor,
   discardChangesActor,
   resetCheckoutActor,
 } from './recovery-actors.js';
@@ -76,6 +77,7 @@ export function createLoopActors(session: HostSession) {
     recoverDispatch: recoverDispatchActor(session),
     readBoundary: readBoundaryActor(session),
     checkProvenance: checkProvenanceActor(session),
+    collectActionRecords: collectActionRecordsActor(session),
     cleanupJobs: cleanupJobsActor(session),
     resetCheckout: resetCheckoutActor(session),
     finishDispatch: finishDispatchActor(session),

@@ -78,35 +78,54 @@ async function retainRecords(
  * held the worktree lock (the lock chain covers the reserving run's token), and HEAD still
  * descends from HEAD_BEFORE. Otherwise: `checkout ownership unproven` (or the sharper reason).
  *
- * It also retains the action records the dispatch left (§3.19 rule 1): the jobs file's record
- * lines, the bodies of this dispatch's attributed commits, and records the child added to the
- * ledger. They are kept in the record before anything is reset.
+ * It proves ownership only; the machine asks for the dispatch's action records next
+ * (`collectActionRecords`), on this path and on an authorized discard alike.
  */
 export function checkProvenanceActor(session: HostSession) {
-  return fromPromise<
-    { owned: true; actionRecords: readonly ActionRecord[] } | { owned: false; what: string },
-    { plan: DispatchPlan }
-  >(async ({ input }) => {
-    const { plan } = input;
-    const { git } = session;
-    session.plan = plan;
-    const record = await recordOf(session, plan);
-    if (record === null || !session.lock.covers(record.lock) || record.dirtBefore.length > 0)
-      return { owned: false, what: OWNERSHIP_UNPROVEN };
-    if (record.launchUncertain) return { owned: false, what: 'background launch history unavailable' };
-    if (record.pid !== null && hasGroupExited(record.pid) !== true)
-      return { owned: false, what: `job ${record.pid} still running` };
-    const now = await snapshotChanges(git);
-    if (!(await git.isAncestor(record.headBefore, now.head)))
-      return { owned: false, what: OWNERSHIP_UNPROVEN };
-    // Write provenance: the changes on disk must still be exactly those the child left.
-    if (!record.resetBegun && (record.childWrites === null || !sameChanges(record.childWrites, now)))
-      return { owned: false, what: OWNERSHIP_UNPROVEN };
+  return fromPromise<{ owned: true } | { owned: false; what: string }, { plan: DispatchPlan }>(
+    async ({ input }) => {
+      const { plan } = input;
+      const { git } = session;
+      session.plan = plan;
+      const record = await recordOf(session, plan);
+      if (record === null || !session.lock.covers(record.lock) || record.dirtBefore.length > 0)
+        return { owned: false, what: OWNERSHIP_UNPROVEN };
+      if (record.launchUncertain) return { owned: false, what: 'background launch history unavailable' };
+      if (record.pid !== null && hasGroupExited(record.pid) !== true)
+        return { owned: false, what: `job ${record.pid} still running` };
+      const now = await snapshotChanges(git);
+      if (!(await git.isAncestor(record.headBefore, now.head)))
+        return { owned: false, what: OWNERSHIP_UNPROVEN };
+      // Write provenance: the changes on disk must still be exactly those the child left.
+      if (!record.resetBegun && (record.childWrites === null || !sameChanges(record.childWrites, now)))
+        return { owned: false, what: OWNERSHIP_UNPROVEN };
 
-    const records = await retainRecords(session, plan, record);
-    completedSideEffect(session, 'checkProvenance');
-    return { owned: true, actionRecords: records };
-  });
+      completedSideEffect(session, 'checkProvenance');
+      return { owned: true };
+    },
+  );
+}
+
+/**
+ * `collectActionRecords` (§3.19 rule 1): the records the dispatch left, kept in its record before
+ * anything is reset or discarded (see `retainRecords`). Without a record for the tuple, the jobs
+ * file's record lines are all that can be read.
+ */
+export function collectActionRecordsActor(session: HostSession) {
+  return fromPromise<{ actionRecords: readonly ActionRecord[] }, { plan: DispatchPlan }>(
+    async ({ input }) => {
+      const { plan } = input;
+      session.plan = plan;
+      const record = await recordOf(session, plan);
+      if (record !== null) return { actionRecords: await retainRecords(session, plan, record) };
+      const worktreeId = worktreeIdentity(session.gitDir);
+      const jobsFile = jobsFilePath({ baseSha: plan.saved.base, iteration: plan.iteration, worktreeId });
+      const jobsText = (await readJobsFile(jobsFile, worktreeId)).text;
+      return {
+        actionRecords: jobsText === null ? [] : recordsFromLines(parseJobsFile(jobsText).actionRecordLines),
+      };
+    },
+  );
 }
 
 /**
@@ -117,42 +136,38 @@ export function checkProvenanceActor(session: HostSession) {
  * that still runs is reported and never signalled.
  */
 export function cleanupJobsActor(session: HostSession) {
-  return fromPromise<
-    { terminated: number; problem: string | null; actionRecords: readonly ActionRecord[] },
-    { plan: DispatchPlan }
-  >(async ({ input }) => {
-    const { plan } = input;
-    session.plan = plan;
-    const record = await recordOf(session, plan);
-    const jobsFile =
-      record?.jobsFile ??
-      jobsFilePath({
-        baseSha: plan.saved.base,
-        iteration: plan.iteration,
+  return fromPromise<{ terminated: number; problem: string | null }, { plan: DispatchPlan }>(
+    async ({ input }) => {
+      const { plan } = input;
+      session.plan = plan;
+      const record = await recordOf(session, plan);
+      const jobsFile =
+        record?.jobsFile ??
+        jobsFilePath({
+          baseSha: plan.saved.base,
+          iteration: plan.iteration,
+          worktreeId: worktreeIdentity(session.gitDir),
+        });
+      const taskFile = record?.taskFile ?? null;
+      const scanned = taskFile === null ? null : findProcessesWithEnvironment(CHILD_ENV.task, taskFile);
+      const outcome = await cleanupJobs(jobsFile, {
+        graceMs: session.options.killGraceMs,
         worktreeId: worktreeIdentity(session.gitDir),
+        childDeclaredNoBackgroundWork: scanned !== null,
       });
-    const taskFile = record?.taskFile ?? null;
-    const scanned = taskFile === null ? null : findProcessesWithEnvironment(CHILD_ENV.task, taskFile);
-    const outcome = await cleanupJobs(jobsFile, {
-      graceMs: session.options.killGraceMs,
-      worktreeId: worktreeIdentity(session.gitDir),
-      childDeclaredNoBackgroundWork: scanned !== null,
-    });
-    const listedGroups = new Set(outcome.jobs.map((job) => job.pid));
-    const after = taskFile === null ? null : findProcessesWithEnvironment(CHILD_ENV.task, taskFile);
-    const unrecorded = (after?.pids ?? []).filter((pid) => !listedGroups.has(readProcessGroupId(pid) ?? -1));
-    const problem =
-      outcome.problems[0] ??
-      (unrecorded[0] !== undefined ? `unrecorded job ${unrecorded[0]} still running` : null) ??
-      null;
-    // The discard path reaches cleanup without the provenance step: retain the records here too.
-    const actionRecords =
-      record === null
-        ? recordsFromLines(outcome.actionRecordLines)
-        : await retainRecords(session, plan, record);
-    completedSideEffect(session, 'cleanupJobs');
-    return { terminated: outcome.terminated, problem, actionRecords };
-  });
+      const listedGroups = new Set(outcome.jobs.map((job) => job.pid));
+      const after = taskFile === null ? null : findProcessesWithEnvironment(CHILD_ENV.task, taskFile);
+      const unrecorded = (after?.pids ?? []).filter(
+        (pid) => !listedGroups.has(readProcessGroupId(pid) ?? -1),
+      );
+      const problem =
+        outcome.problems[0] ??
+        (unrecorded[0] !== undefined ? `unrecorded job ${unrecorded[0]} still running` : null) ??
+        null;
+      completedSideEffect(session, 'cleanupJobs');
+      return { terminated: outcome.terminated, problem };
+    },
+  );
 }
 
 /**

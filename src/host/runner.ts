@@ -13,6 +13,7 @@ import { createActor, waitFor } from 'xstate';
 import {
   type HumanEvent,
   type LoopContext,
+  type LoopOutput,
   loopImplementationMachine,
 } from '../../machines/loop-implementation/index.js';
 import { InputError } from '../common/errors.js';
@@ -456,42 +457,52 @@ async function drive(
           ...(answer === undefined ? {} : { unusedAnswer: answer }),
         };
         const extra = answered === undefined ? {} : { answered };
-        if (state === 'finished')
-          return {
-            ...common,
-            ...extra,
-            status: 'finished',
-            exitCode: 0,
-            findings: [],
-            ...(context.closure === null ? {} : { closure: context.closure }),
-          };
-        if (state === 'stopped')
-          return {
-            ...common,
-            ...extra,
-            status: 'stopped',
-            exitCode: 3,
-            stopText: 'Stopped by the human: branch state preserved.\n',
-            findings: [],
-          };
-        if (state === 'invalid')
-          return {
-            ...common,
-            ...extra,
-            status: 'invalid',
-            exitCode: 2,
-            message: context.problem?.message ?? 'invalid input',
-            findings: context.problem?.findings ?? [],
-          };
-        return {
-          ...common,
-          ...extra,
-          status: 'failed',
-          exitCode: 1,
-          message:
-            context.error ?? (snapshot.error instanceof Error ? snapshot.error.message : 'the run failed'),
-          findings: [],
-        };
+        // The machine says how the run ended (its final state's output); the host maps it to an exit code.
+        const output: LoopOutput =
+          snapshot.status === 'done'
+            ? snapshot.output
+            : {
+                status: 'failed',
+                message: snapshot.error instanceof Error ? snapshot.error.message : 'the run failed',
+              };
+        switch (output.status) {
+          case 'finished':
+            return {
+              ...common,
+              ...extra,
+              status: 'finished',
+              exitCode: 0,
+              findings: [],
+              ...(output.closure === null ? {} : { closure: output.closure }),
+            };
+          case 'stopped':
+            return {
+              ...common,
+              ...extra,
+              status: 'stopped',
+              exitCode: 3,
+              stopText: output.text,
+              findings: [],
+            };
+          case 'invalid':
+            return {
+              ...common,
+              ...extra,
+              status: 'invalid',
+              exitCode: 2,
+              message: output.message,
+              findings: output.findings,
+            };
+          default:
+            return {
+              ...common,
+              ...extra,
+              status: 'failed',
+              exitCode: 1,
+              message: output.message,
+              findings: [],
+            };
+        }
       }
 
       // A human stop.

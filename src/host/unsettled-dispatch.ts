@@ -5,20 +5,14 @@
  */
 
 import type { GitPort } from '../effects/git.js';
-import { parseSubject } from '../gauntlet/commits.js';
+import { parentCommitAmong } from '../gauntlet/dispatch.js';
 import { type DispatchRecord, listDispatchRecords, removeDispatchFolder } from './dispatch-record.js';
 import type { StateFiles } from './state-files.js';
 
-/** Subjects only the parent writes. */
-function isParentSubject(subject: string): boolean {
-  const kind = parseSubject(subject.trim()).kind;
-  return !(kind === 'seed-evidence' || kind === 'row' || kind === 'verification-repair' || kind === 'other');
-}
-
 /**
- * The latest unsettled dispatch, if any. A dispatch is settled once any parent commit follows its
- * HEAD_BEFORE (the parent commits only after an admission or a repair); a record whose launch was
- * never even intended never reached a child. With `collect`, records of both kinds are removed.
+ * The latest unsettled dispatch, if any, by the machine's own rule (`reservationInFlight`: launch
+ * intended, HEAD descends from HEAD_BEFORE, no parent commit since). Used by `status`, which reads
+ * without running the machine. With `collect`, settled and never-launched records are removed.
  *
  * @param git the worktree's git port
  * @param files the host's state files
@@ -42,7 +36,7 @@ export async function findUnsettledDispatch(
     const reachable = await git.isAncestor(record.headBefore, head).catch(() => false);
     if (!reachable) continue;
     const commits = await git.logSince(record.headBefore);
-    if (commits.some((commit) => isParentSubject(commit.subject))) {
+    if (parentCommitAmong(commits.map((commit) => commit.subject))) {
       if (collect) await removeDispatchFolder(entry.folder, record.returnDir);
       continue;
     }

@@ -14,15 +14,14 @@ import type {
 } from '../../machines/loop-implementation/index.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
 import { jobsFilePath, parseJobsFile, readJobsFile, worktreeIdentity } from '../effects/jobs.js';
-import type { DispatchPlan } from '../gauntlet/dispatch.js';
+import type { DispatchPlan, ReservationFacts } from '../gauntlet/dispatch.js';
 import { formatPending, parseLedger, serializeLedger } from '../gauntlet/ledger.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { recordsFromLines } from './carried-records.js';
 import { clearCommitIntent, recoverCommitIntent, writeCommitIntent } from './commit-journal.js';
-import { readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
+import { listDispatchRecords, readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
 import { historyCacheRoot, readLoopHistory } from './history-facts.js';
 import { completedSideEffect, type HostSession } from './host-session.js';
-import { findUnsettledDispatch } from './unsettled-dispatch.js';
 import { readWorktreeFile, unexpectedDirt } from './worktree-view.js';
 
 /** The reserved ledger a before-image and a tuple give (what reserveDispatch wrote). */
@@ -34,13 +33,29 @@ function reservedFrom(savedText: string | null, reservedOnDisk: Ledger): string 
 }
 
 /**
+ * The latest readable dispatch record that carries its plan, as the machine's reservation: the
+ * plan, whether the launch was intended, and the subjects since its HEAD_BEFORE (`null` when HEAD
+ * does not descend from it). The machine decides from these whether the dispatch is in flight.
+ */
+async function reservationOf(session: HostSession, head: string): Promise<ReservationFacts | null> {
+  const stored = await listDispatchRecords(session.files);
+  const latest = [...stored].reverse().find((entry) => entry.ok);
+  if (latest === undefined || !latest.ok || latest.record.plan === undefined) return null;
+  const { record } = latest;
+  const plan = record.plan as DispatchPlan;
+  if (!record.launching) return { plan, launched: false, subjects: null };
+  const reachable = await session.git.isAncestor(record.headBefore, head).catch(() => false);
+  const subjects = reachable
+    ? (await session.git.logSince(record.headBefore)).map((commit) => commit.subject)
+    : null;
+  return { plan, launched: true, subjects };
+}
+
+/**
  * `inspectWorkspace`: rolls back an interrupted parent commit of the loop's own, then reads HEAD,
- * the unexpected dirt, the ledger, the spec and, for a dispatch in flight, its before-image.
- *
- * A dispatch is in flight when the ledger on disk carries a tuple, or when a durable dispatch
- * record shows a started dispatch that no parent commit has settled yet (its child's commit
- * already removed the tuple from the file). The loop then resumes from the reserved ledger of the
- * record, which is what the worktree held when the child started.
+ * the unexpected dirt, the ledger, the spec, for a pending tuple its before-image, and the latest
+ * reservation (the machine recognizes from it a dispatch whose child committed before the run
+ * ended).
  */
 export function inspectWorkspaceActor(session: HostSession) {
   return fromPromise<WorkspaceFacts, { ledgerPath: string; specPath: string }>(async ({ input }) => {
@@ -53,7 +68,6 @@ export function inspectWorkspaceActor(session: HostSession) {
       readWorktreeFile(worktree, input.specPath),
       git.statusPorcelain(),
     ]);
-    let ledgerText = diskLedger;
     let savedLedgerText: string | null = null;
     const expected: string[] = [];
     const onDisk = diskLedger === null ? null : parseLedger(diskLedger).ledger;
@@ -68,20 +82,14 @@ export function inspectWorkspaceActor(session: HostSession) {
         expected.push(record.record.reservedLedger);
       const rebuilt = reservedFrom(savedLedgerText, onDisk);
       if (rebuilt !== null) expected.push(rebuilt);
-    } else if (diskLedger !== null) {
-      const record = await findUnsettledDispatch(git, session.files, head, true);
-      if (record !== null) {
-        ledgerText = record.reservedLedger;
-        savedLedgerText = record.savedLedger;
-        expected.push(record.reservedLedger);
-      }
     }
     return {
       head,
       porcelain: unexpectedDirt(status, input.ledgerPath, diskLedger, expected),
-      ledgerText,
+      ledgerText: diskLedger,
       specText,
       savedLedgerText,
+      reservation: await reservationOf(session, head),
     };
   });
 }

@@ -72,6 +72,7 @@ describe('§5 scenarios on the statechart', () => {
       ['xstate.done.actor.readBoundary', (e) => String(output(e).porcelain).trim() !== ''],
       ['xstate.done.actor.checkProvenance', (e) => output(e).owned === true],
       ['xstate.done.actor.cleanupJobs', (e) => output(e).problem === null],
+      ['xstate.done.actor.collectActionRecords', () => true],
       ['xstate.done.actor.resetCheckout', (e) => output(e).clean === false],
     ]);
     expect(snapshot.value).toEqual({ humanStop: 'recoveryIncomplete' });

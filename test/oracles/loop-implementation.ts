@@ -62,6 +62,7 @@ interface PlanView {
   readonly hint: string | null;
   readonly previousDecision: string;
   readonly model: string | null;
+  readonly actionRecords: readonly string[];
 }
 interface ContextView {
   readonly input: { readonly specPath: string; readonly ledgerPath: string };
@@ -80,6 +81,7 @@ interface ContextView {
 interface Snapshot {
   readonly value: unknown;
   readonly status: string;
+  readonly output?: unknown;
   readonly context: ContextView;
   readonly _nodes: AnyStateNode[];
 }
@@ -197,6 +199,38 @@ function latestHumanEvent(context: StepContext): PathStep['event'] | null {
   return null;
 }
 
+/** The latest output of the effect `id` in the path up to this step, if it reported one. */
+function latestOutput(context: StepContext, id: string): Record<string, unknown> | null {
+  for (let i = context.index; i >= 0; i--) {
+    const event = context.path.steps[i]?.event;
+    if (event?.type === `xstate.done.actor.${id}`)
+      return (event.output ?? null) as Record<string, unknown> | null;
+  }
+  return null;
+}
+
+/** A reservation the host reported at entry (WorkspaceFacts.reservation), as plain data. */
+interface ReservationView {
+  readonly plan: PlanView;
+  readonly launched: boolean;
+  readonly subjects: readonly string[] | null;
+}
+
+/**
+ * The plan a resumed dispatch must carry, written from §3.2 and the host contract: the stored
+ * plan's task fields when its tuple is the one in flight. The tuple is in flight either because
+ * the ledger carries it, or because the child's own commit (and only child commits: `loop: row <n>
+ * done|failed`, `loop: seed evidence`, `loop: verification fix`) followed the reservation.
+ */
+function storedPlanInFlight(context: StepContext, pending: PlanView['pending']): PlanView | null {
+  const workspace = latestOutput(context, 'inspectWorkspace');
+  const reservation = (workspace?.reservation ?? null) as ReservationView | null;
+  if (reservation === null || tuple(reservation.plan.pending) !== tuple(pending)) return null;
+  return reservation.plan;
+}
+
+const CHILD_SUBJECT = /^loop: (row \d+ (done|failed)|seed evidence|verification fix)$/;
+
 /** Checks one step of the loop engine's suite; `previous` is the count of invocations before it. */
 export function checkLoopStep(
   oracle: Oracle,
@@ -291,8 +325,23 @@ export function checkLoopStep(
       INVALID_TEXT[cause] ?? /^$/,
     );
   }
-  if (snapshot.status === 'done' && leaf === 'stopped')
+  if (snapshot.status === 'done' && leaf === 'stopped') {
     oracle.same(step, 'stop keeps the branch (human.stop)', step.event.type, 'human.stop');
+    // The machine itself says what Stop means (its output); a host prints it as is.
+    oracle.same(step, 'stop text (output of stopped)', snapshot.output, {
+      status: 'stopped',
+      text: 'Stopped by the human: branch state preserved.\n',
+    });
+  }
+  if (snapshot.status === 'done' && leaf === 'invalid')
+    oracle.same(
+      step,
+      'configuration stop output',
+      (snapshot.output as { status?: string; message?: string } | undefined)?.message,
+      c.problem?.message,
+    );
+  if (snapshot.status === 'done' && leaf === 'failed')
+    oracle.same(step, 'failure output', snapshot.output, { status: 'failed', message: c.error });
   if (snapshot.status === 'done' && leaf === 'finished')
     oracle.same(
       step,
@@ -510,6 +559,40 @@ function checkInvocation(
     case 'recoverVerifyDispatch': {
       // §3.2: the dispatch found in flight: reserved from disk, before-image from the tuple's HEAD.
       const plan = input.plan as PlanView;
+      const workspace = latestOutput(context, 'inspectWorkspace');
+      const reservation = (workspace?.reservation ?? null) as ReservationView | null;
+      const diskText = typeof workspace?.ledgerText === 'string' ? workspace.ledgerText : '';
+      if (reservation !== null && !/^pending: /m.test(diskText)) {
+        // The child committed before the run ended: only child subjects since HEAD_BEFORE, so the
+        // reservation is resumed, its reserved ledger and before-image as stored.
+        oracle.same(
+          step,
+          `${what}: a child commit after a crash resumes the reservation`,
+          [
+            (reservation.subjects ?? []).every((subject) => CHILD_SUBJECT.test(subject)),
+            tuple(plan.pending),
+            [plan.saved.iterations, plainRows(plan.saved), plan.saved.decisions],
+          ],
+          [
+            true,
+            tuple(reservation.plan.pending),
+            [
+              reservation.plan.saved.iterations,
+              plainRows(reservation.plan.saved),
+              reservation.plan.saved.decisions,
+            ],
+          ],
+        );
+      }
+      const stored = storedPlanInFlight(context, plan.pending);
+      oracle.same(
+        step,
+        `${what}: task fields kept from the reservation`,
+        [plan.hint, plan.previousDecision, plan.model, plan.actionRecords],
+        stored === null
+          ? [null, 'none', null, []]
+          : [stored.hint, stored.previousDecision, stored.model, stored.actionRecords],
+      );
       return oracle.same(
         step,
         what,
@@ -531,6 +614,7 @@ function checkInvocation(
     case 'finishRepairedDispatch':
     case 'checkProvenance':
     case 'cleanupJobs':
+    case 'collectActionRecords':
       return oracle.same(step, what, (input.plan as PlanView).pending, c.plan?.pending);
     case 'resetCheckout':
       // §3.14 step 3: reset to HEAD_BEFORE, the tuple's HEAD.
@@ -549,8 +633,21 @@ function checkInvocation(
     case 'conformanceReview':
       return oracle.same(step, what, input, { base: c.ledger?.base, specPath: c.input.specPath });
     case 'commitRepair':
-    case 'commitInterruptedRepair':
       return checkRepair(oracle, step, invocation, c);
+    case 'commitInterruptedRepair': {
+      // §3.19 rule 1: every record the dispatch left (action accounting, on the provenance path
+      // and on an authorized discard alike) is in the repair body.
+      const collected = (latestOutput(context, 'collectActionRecords')?.actionRecords ?? []) as {
+        text: string;
+      }[];
+      oracle.same(
+        step,
+        `${what}: body keeps the collected records`,
+        collected.filter((r) => !String(input.body).includes(r.text)).map((r) => r.text),
+        [],
+      );
+      return checkRepair(oracle, step, invocation, c);
+    }
     case 'commitVerificationMarker': {
       // §2: the marker carries the consumed iteration, the exact tuple and the admitted child SHA.
       const plan = c.plan as PlanView;

@@ -12,7 +12,7 @@ import type { SnapshotFrom } from 'xstate';
 import { type LoopContext, loopImplementationMachine } from '../../../machines/loop-implementation/index.js';
 import type { JsonValue } from '../../common/json-value.js';
 import { formatChildBody } from '../../gauntlet/commits.js';
-import type { DispatchPlan } from '../../gauntlet/dispatch.js';
+import { type DispatchPlan, planDispatch } from '../../gauntlet/dispatch.js';
 import { serializeLedger } from '../../gauntlet/ledger.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 import {
@@ -38,6 +38,24 @@ const allClosed = states.find((s) => s.name === 'every row closed');
 if (rowReady === undefined || allClosed === undefined) throw new Error('the model world is incomplete');
 
 const failure = { error: { message: 'the effect failed' } };
+
+/**
+ * The plan the host stored when it reserved row 1 over `row 1 ready` (task fields a resumed
+ * dispatch keeps: the hint, the previous decision, the carried spend).
+ */
+const storedRowPlan = planDispatch({
+  ledger: rowReady.ledger,
+  target: 1,
+  head: rowReady.head,
+  hint: 'stored hint: use the local fixture',
+  previousDecision: null,
+  actionRecords: ['ran fixture capture (1 of 3)'],
+});
+/** What the child of that dispatch committed before the run ended (the commit removed the tuple). */
+const committedBeforeCrash = childCommit(storedRowPlan, {
+  kind: 'done',
+  evidence: 'npm test; header row written',
+});
 
 /** Plain JSON of a value (ledgers and plans are plain data already; this drops `undefined`). */
 function json(value: unknown): JsonValue {
@@ -85,6 +103,19 @@ const workspaces: EventPayload[] = [
     ledgerText: serializeLedger(reservedLedger(rowReady, 1)),
     specText: WORLD_SPEC,
     savedLedgerText: serializeLedger(rowReady.ledger),
+  },
+  {
+    name: 'restore, the child committed before the run ended',
+    head: committedBeforeCrash.commit.sha,
+    porcelain: '',
+    ledgerText: committedBeforeCrash.headLedgerText,
+    specText: WORLD_SPEC,
+    savedLedgerText: null,
+    reservation: json({
+      plan: storedRowPlan,
+      launched: true,
+      subjects: [committedBeforeCrash.commit.subject],
+    }),
   },
   {
     name: 'restore, verification repair in flight',
@@ -180,6 +211,7 @@ const actorIds = [
   'finishRepairedDispatch',
   'checkProvenance',
   'cleanupJobs',
+  'collectActionRecords',
   'resetCheckout',
   'commitInterruptedRepair',
   'commitUnreachableCut',
@@ -320,6 +352,7 @@ export function loopProjection(context: LoopContext): JsonValue {
     pendingChoice: context.pendingChoice !== null,
     review: context.review === null ? null : context.review.role,
     grant: context.spec?.amendGrant.kind === 'active',
+    reservation: context.workspace?.reservation != null,
   };
 }
 
@@ -350,12 +383,21 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
     'xstate.done.actor.commitRepair': committed,
     'xstate.done.actor.finishRepairedDispatch': finished,
     'xstate.done.actor.checkProvenance': [
-      { output: { owned: true, actionRecords: [] } },
+      { output: { owned: true } },
       { output: { owned: false, what: 'checkout ownership unproven' } },
     ],
     'xstate.done.actor.cleanupJobs': [
-      { output: { terminated: 1, problem: null, actionRecords: [] } },
-      { output: { terminated: 0, problem: 'job 4242 not owned', actionRecords: [] } },
+      { output: { terminated: 1, problem: null } },
+      { output: { terminated: 0, problem: 'job 4242 not owned' } },
+    ],
+    'xstate.done.actor.collectActionRecords': [
+      {
+        output: {
+          actionRecords: [
+            { kind: 'ran', action: 'fixture capture', k: 1, bound: 3, text: 'ran fixture capture (1 of 3)' },
+          ],
+        },
+      },
     ],
     'xstate.done.actor.resetCheckout': [{ output: { clean: true } }, { output: { clean: false } }],
     'xstate.done.actor.commitInterruptedRepair': committed,

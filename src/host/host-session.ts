@@ -11,7 +11,6 @@
 import { LoopchartError } from '../common/errors.js';
 import type { GitPort } from '../effects/git.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
-import type { HistoryCommit } from '../gauntlet/history.js';
 import type { Ledger } from '../gauntlet/types.js';
 import type { StateFiles } from './state-files.js';
 import type { HeldLock } from './worktree-lock.js';
@@ -112,8 +111,6 @@ export interface HostSession {
   readonly lock: HeldLock;
   /** The verify session's log folder, minted at its first gate run. */
   logDir: string | null;
-  /** The commits of the latest refresh, oldest first (as the history keeps them). */
-  lastCommits: readonly HistoryCommit[];
   /** The folder of the history caches (`git rev-parse --git-path loopchart/history`), once asked. */
   historyCacheRoot?: string;
   /** Parsed ledger per commit SHA (immutable objects, so safe to keep for the run). */

@@ -51,7 +51,6 @@ export async function openHostSession(options: HostOptions, git: GitPortOptions 
     files,
     lock,
     logDir: null,
-    lastCommits: [],
     ledgerByCommit: new Map(),
     plan: null,
     lastGateFailure: null,

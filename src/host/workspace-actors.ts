@@ -108,10 +108,7 @@ export function refreshActor(session: HostSession) {
     if (ledgerText === null) throw new Error(`the ledger ${input.ledgerPath} is missing from the worktree`);
     const ledger = parseLedger(ledgerText).ledger;
     // An unparseable ledger stops the loop before any history is read (the machine's invalid state).
-    if (ledger === null) {
-      session.lastCommits = [];
-      return { head, ledgerText, commits: [] };
-    }
+    if (ledger === null) return { head, ledgerText, commits: [] };
     session.historyCacheRoot ??= await historyCacheRoot(git);
     const read = await readLoopHistory(git, {
       base: input.base,
@@ -121,7 +118,6 @@ export function refreshActor(session: HostSession) {
       ledgers: session.ledgerByCommit,
       cacheRoot: session.historyCacheRoot,
     });
-    session.lastCommits = read.commits;
     return { head, ledgerText, history: read.history };
   });
 }

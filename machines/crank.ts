@@ -13,6 +13,7 @@
  * pure `lanesReadyToStart` over `partitionLanes`' conflicts, so the graph stays the same for any
  * wave: one state that waits for lanes, one that runs the acceptance.
  */
+
 import { assign, enqueueActions, fromPromise, setup } from 'xstate';
 import { NotProvidedError } from '../src/common/errors.js';
 import type { ReportStatus } from '../src/convergence/report-status.js';
@@ -22,6 +23,7 @@ import type { StopReason } from '../src/convergence/stop-reason.js';
 import { type LaneConflict, partitionLanes } from '../src/crank/lane-partition.js';
 import { lanesReadyToStart } from '../src/crank/lane-schedule.js';
 import type { Lane, Wave } from '../src/crank/wave.js';
+import type { ActorContract, ActorImplementations } from './actor-contract.js';
 import type { RpiTerminal } from './rpi.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -179,6 +181,20 @@ function laneRunning(context: CrankContext, eventType: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // The machine
 
+/** Input of `runAcceptance`: the wave's acceptance commands. */
+export interface AcceptanceRequest {
+  readonly commands: readonly string[];
+}
+
+/** What every actor of the crank machine is invoked with and resolves to, by actor name. */
+export interface CrankActorContracts {
+  readonly runLane: ActorContract<LaneRequest, LaneReturn>;
+  readonly runAcceptance: ActorContract<AcceptanceRequest, AcceptanceResult>;
+}
+
+/** The actor logic a host provides to the crank machine, by actor name (`.provide({ actors })`). */
+export type CrankActors = ActorImplementations<CrankActorContracts>;
+
 const crankSetup = setup({
   types: {
     context: {} as CrankContext,
@@ -192,7 +208,7 @@ const crankSetup = setup({
     runAcceptance: fromPromise<AcceptanceResult, { commands: readonly string[] }>(
       notProvided('runAcceptance'),
     ),
-  },
+  } satisfies CrankActors,
   guards: {
     laneRunning: ({ context, event }) => laneRunning(context, event.type),
     lastLaneReturned: ({ context, event }) =>

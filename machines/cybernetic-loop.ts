@@ -13,6 +13,7 @@
  * The verdict after a candidate run is one ordered table whose descriptions follow
  * `AFTER_RUN_ORDER`, so the diagram reads like procedure step 8.
  */
+
 import { assign, fromPromise, setup } from 'xstate';
 import { NotProvidedError } from '../src/common/errors.js';
 import type { CheckExecution, CheckResult } from '../src/cybernetic/check.js';
@@ -35,6 +36,7 @@ import {
   type RestorationObservation,
   type TerminalRecord,
 } from '../src/cybernetic/terminal-record.js';
+import type { ActorContract, ActorImplementations } from './actor-contract.js';
 
 // ---------------------------------------------------------------------------------------------
 // Input, actor contracts, context
@@ -220,6 +222,25 @@ function lastAttempt(context: CyberneticLoopContext) {
 // ---------------------------------------------------------------------------------------------
 // The machine
 
+/** Input of `createCheckpoint`: the frozen contract whose scope is checkpointed. */
+export interface CreateCheckpointInput {
+  readonly contract: RunContract;
+}
+
+/** What every actor of the cybernetic loop is invoked with and resolves to, by actor name. */
+export interface CyberneticLoopActorContracts {
+  readonly echoContract: ActorContract<EchoContractInput, Record<string, never>>;
+  readonly createCheckpoint: ActorContract<CreateCheckpointInput, CheckpointOutcome>;
+  readonly runChecks: ActorContract<RunChecksInput, RunChecksOutput>;
+  readonly applyCandidate: ActorContract<ApplyCandidateInput, ApplyCandidateOutput>;
+  readonly revertCandidate: ActorContract<RetainedStateInput, RetainedStateOutput>;
+  readonly retainCandidate: ActorContract<RetainedStateInput, RetainedStateOutput>;
+  readonly restoreCheckpoint: ActorContract<RestoreCheckpointInput, RestorationObservation>;
+}
+
+/** The actor logic a host provides to the cybernetic loop, by actor name (`.provide({ actors })`). */
+export type CyberneticLoopActors = ActorImplementations<CyberneticLoopActorContracts>;
+
 /** The cybernetic loop statechart (registry name `cybernetic-loop`). */
 export const cyberneticLoopMachine = setup({
   types: {
@@ -246,7 +267,7 @@ export const cyberneticLoopMachine = setup({
     restoreCheckpoint: fromPromise<RestorationObservation, RestoreCheckpointInput>(
       notProvided('restoreCheckpoint'),
     ),
-  },
+  } satisfies CyberneticLoopActors,
   guards: {
     /** Step 1: the request is not exactly one falsifiable invariant with a finite positive budget and a scope. */
     inputInvalid: ({ context }) => !freezeRunContract(context.request).ok,

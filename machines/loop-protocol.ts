@@ -10,6 +10,7 @@
  * checkpoint and rollback are named actors whose defaults throw NotProvidedError until the host
  * provides them. The context is plain JSON.
  */
+
 import { assign, fromPromise, setup } from 'xstate';
 import { NotProvidedError } from '../src/common/errors.js';
 import type { Finding } from '../src/common/finding.js';
@@ -47,6 +48,7 @@ import {
   plateauThresholdOfContract,
   type StopRule,
 } from '../src/loop-protocol/stop-rules.js';
+import type { ActorContract, ActorImplementations } from './actor-contract.js';
 
 // ---------------------------------------------------------------------------------------------
 // Events and actor contracts
@@ -384,6 +386,19 @@ function rule(
   };
 }
 
+/** What every actor of the loop protocol machine is invoked with and resolves to, by actor name. */
+export interface LoopProtocolActorContracts {
+  readonly observe: ActorContract<ObserveInput, Observation>;
+  readonly choose: ActorContract<ChooseInput, Choice>;
+  readonly act: ActorContract<ActInput, ActOutput>;
+  readonly verify: ActorContract<VerifyInput, Verification>;
+  readonly checkpoint: ActorContract<CheckpointInput, CheckpointResult>;
+  readonly rollback: ActorContract<RollbackInput, RollbackResult>;
+}
+
+/** The actor logic a host provides to the loop protocol machine, by actor name (`.provide({ actors })`). */
+export type LoopProtocolActors = ActorImplementations<LoopProtocolActorContracts>;
+
 /** The loop protocol statechart (registry name `loop-protocol`). */
 export const loopProtocolMachine = setup({
   types: {
@@ -404,7 +419,7 @@ export const loopProtocolMachine = setup({
     checkpoint: fromPromise<CheckpointResult, CheckpointInput>(notProvided('checkpoint')),
     /** Restores the last checkpoint after a discarded action, never with destructive git recovery. */
     rollback: fromPromise<RollbackResult, RollbackInput>(notProvided('rollback')),
-  },
+  } satisfies LoopProtocolActors,
   guards: {
     /** A field present in the contract does not satisfy the schema. */
     entryInvalid: ({ context }) => completion(context).kind === 'invalid',

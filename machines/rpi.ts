@@ -18,6 +18,7 @@
  * and after the run equals the converged digest (`receiptFreshness`). A host without a CI command
  * set answers `configured: false` and the run converges as before.
  */
+
 import { assign, fromPromise, setup } from 'xstate';
 import { InputError, LoopchartError, NotProvidedError } from '../src/common/errors.js';
 import { type Finding, finding } from '../src/common/finding.js';
@@ -46,6 +47,7 @@ import {
 import { repairFailedReport } from '../src/convergence/stage-failure-report.js';
 import type { StopReason } from '../src/convergence/stop-reason.js';
 import { isSubjectDigest } from '../src/convergence/subject-digest.js';
+import type { ActorContract, ActorImplementations } from './actor-contract.js';
 
 // ---------------------------------------------------------------------------------------------
 // Input, actor contracts, context and output
@@ -366,6 +368,24 @@ function finalCiReceiptOf(context: RpiContext, outcome: FinalCiOutcome): FinalCi
 // ---------------------------------------------------------------------------------------------
 // The machine
 
+/** Input of `measureSubject`: the round the subject is measured for. */
+export interface MeasureSubjectInput {
+  readonly round: number;
+}
+
+/** What every actor of the rpi machine is invoked with and resolves to, by actor name. */
+export interface RpiActorContracts {
+  readonly plan: ActorContract<Record<string, never>, PlanOutcome>;
+  readonly implement: ActorContract<ImplementRequest, ImplementOutcome>;
+  readonly measureSubject: ActorContract<MeasureSubjectInput, SubjectMeasure>;
+  readonly validateFresh: ActorContract<ValidateRequest, unknown>;
+  readonly validateCrossFamily: ActorContract<ValidateRequest, unknown>;
+  readonly finalCi: ActorContract<FinalCiRequest, FinalCiOutcome>;
+}
+
+/** The actor logic a host provides to the rpi machine, by actor name (`.provide({ actors })`). */
+export type RpiActors = ActorImplementations<RpiActorContracts>;
+
 const rpiSetup = setup({
   types: {
     context: {} as RpiContext,
@@ -385,7 +405,7 @@ const rpiSetup = setup({
     validateCrossFamily: fromPromise<unknown, ValidateRequest>(notProvided('validateCrossFamily')),
     /** The final CI: the caller's full CI command set, once, on the converged subject. */
     finalCi: fromPromise<FinalCiOutcome, FinalCiRequest>(notProvided('finalCi')),
-  },
+  } satisfies RpiActors,
   guards: {
     planReturnedNothing: ({ event }) => outputOf<PlanOutcome>(event).planned === false,
     planIdentityWellFormed: ({ event }) => identityWellFormed(outputOf<PlanOutcome>(event)),

@@ -3,6 +3,7 @@
  * effect is a named actor the host provides (docs/host.md). Needs the `xstate` peer dependency.
  */
 
+export * from '../machines/actor-contract.js';
 export * from '../machines/crank.js';
 export * from '../machines/cybernetic-loop.js';
 export * from '../machines/index.js';

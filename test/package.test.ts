@@ -149,6 +149,8 @@ describe.skipIf(!built)('the packed package (npm run build first)', () => {
     });
     expect(result.errors).toEqual([]);
     expect(result.outputFiles[0]?.text).toContain('parseLedger');
+    // Issue 14's bound; bench/core-bundle.mjs prints the size against the root entry's.
+    expect(result.outputFiles[0]?.contents.byteLength).toBeLessThanOrEqual(150 * 1024);
   });
 });
 

@@ -7,6 +7,7 @@ import { NotProvidedError } from '../../src/common/errors.js';
 import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
 import type { ReviewRole } from '../../src/gauntlet/review.js';
 import type { ActionRecord, Ledger } from '../../src/gauntlet/types.js';
+import type { ActorContract, ActorImplementations } from '../actor-contract.js';
 import type {
   BoundaryFacts,
   ChildReport,
@@ -25,6 +26,133 @@ function notProvided(name: string) {
     throw new NotProvidedError(name);
   };
 }
+
+/** Input of `inspectWorkspace`. */
+export interface InspectWorkspaceInput {
+  readonly ledgerPath: string;
+  readonly specPath: string;
+}
+
+/** Input of `refresh`. */
+export interface RefreshInput {
+  readonly ledgerPath: string;
+  /** The ledger base: commits since it are read. */
+  readonly base: string;
+}
+
+/** Input of `resolveImplModel`: the row (or verification repair) the escalated round is for. */
+export interface ResolveImplModelInput {
+  readonly row: number | 'verify';
+}
+
+/** Output of `resolveImplModel`; `model` is `null` when neither a configured nor a main-loop model exists. */
+export interface ResolvedImplModel {
+  readonly model: string | null;
+}
+
+/** Input of `reserveDispatch` and `readBoundary`: the planned dispatch and the ledger's path. */
+export interface DispatchPlanInput {
+  readonly plan: DispatchPlan;
+  readonly ledgerPath: string;
+}
+
+/** Input of `dispatchChild`. */
+export interface DispatchChildInput {
+  readonly plan: DispatchPlan;
+  readonly ledgerPath: string;
+  readonly specPath: string;
+  /** The failing gate run a verification repair answers, else `null`. */
+  readonly gate: GateRun | null;
+}
+
+/** Input of the actors that act on the dispatch in flight (`recoverDispatch`, `checkProvenance`, …). */
+export interface PlannedDispatchInput {
+  readonly plan: DispatchPlan;
+}
+
+/** Output of `checkProvenance`: whether the checkout is exclusively the loop's, and why not. */
+export type ProvenanceVerdict = { readonly owned: true } | { readonly owned: false; readonly what: string };
+
+/** Output of `collectActionRecords`. */
+export interface CollectedActionRecords {
+  readonly actionRecords: readonly ActionRecord[];
+}
+
+/** Output of `cleanupJobs`. */
+export interface JobsCleanup {
+  readonly terminated: number;
+  readonly problem: string | null;
+}
+
+/** Input of `resetCheckout` and `discardChanges`: the commit the checkout returns to. */
+export interface CheckoutHeadInput {
+  readonly head: string;
+}
+
+/** Output of `resetCheckout` and `discardChanges`: whether the tree is clean afterwards. */
+export interface CheckoutCleanliness {
+  readonly clean: boolean;
+}
+
+/** Output of the actors that make a commit (`commitLedger`, `runFixRound`): the new HEAD. */
+export interface CommitOutput {
+  readonly head: string;
+}
+
+/** Input of `runGates`. */
+export interface RunGatesInput {
+  readonly ledger: Ledger;
+}
+
+/** Input of `runReview`. */
+export interface RunReviewInput {
+  readonly role: ReviewRole;
+  readonly base: string;
+  readonly specPath: string;
+  readonly ledgerPath: string;
+}
+
+/** Input of `finishBranch`. */
+export interface FinishBranchInput {
+  /** The closure block verify closed with. */
+  readonly closure: string;
+  readonly head: string;
+}
+
+/** An actor's empty input or output. */
+export type Empty = Record<string, never>;
+
+/**
+ * What every actor of the loop engine is invoked with and resolves to, by actor name. `loopActors`
+ * below must satisfy it, so it cannot drift from what the machine invokes.
+ */
+export interface LoopImplementationActorContracts {
+  readonly inspectWorkspace: ActorContract<InspectWorkspaceInput, WorkspaceFacts>;
+  readonly resolveSettings: ActorContract<Empty, LoopSettings>;
+  readonly commitLedger: ActorContract<CommitRequest, CommitOutput>;
+  readonly refresh: ActorContract<RefreshInput, RefreshFacts>;
+  readonly resolveImplModel: ActorContract<ResolveImplModelInput, ResolvedImplModel>;
+  readonly reserveDispatch: ActorContract<DispatchPlanInput, Empty>;
+  readonly dispatchChild: ActorContract<DispatchChildInput, ChildReport>;
+  readonly recoverDispatch: ActorContract<PlannedDispatchInput, DispatchRecovery>;
+  readonly readBoundary: ActorContract<DispatchPlanInput, BoundaryFacts>;
+  readonly checkProvenance: ActorContract<PlannedDispatchInput, ProvenanceVerdict>;
+  readonly collectActionRecords: ActorContract<PlannedDispatchInput, CollectedActionRecords>;
+  readonly cleanupJobs: ActorContract<PlannedDispatchInput, JobsCleanup>;
+  readonly resetCheckout: ActorContract<CheckoutHeadInput, CheckoutCleanliness>;
+  readonly finishDispatch: ActorContract<PlannedDispatchInput, Empty>;
+  readonly discardChanges: ActorContract<CheckoutHeadInput, CheckoutCleanliness>;
+  readonly runGates: ActorContract<RunGatesInput, GateRun>;
+  readonly runReview: ActorContract<RunReviewInput, ReviewReport>;
+  readonly runFixRound: ActorContract<FixRoundRequest, CommitOutput>;
+  readonly finishBranch: ActorContract<FinishBranchInput, Empty>;
+}
+
+/**
+ * The actor logic a host provides to the loop engine, by actor name: pass (some of) them to
+ * `loopImplementationMachine.provide({ actors })`.
+ */
+export type LoopImplementationActors = ActorImplementations<LoopImplementationActorContracts>;
 
 /** Every actor the machine invokes, by its source name. */
 export const loopActors = {
@@ -110,4 +238,4 @@ export const loopActors = {
   finishBranch: fromPromise<Record<string, never>, { closure: string; head: string }>(
     notProvided('finishBranch'),
   ),
-};
+} satisfies LoopImplementationActors;

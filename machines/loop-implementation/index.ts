@@ -22,6 +22,27 @@ import { verifyRegion } from './verify.js';
 import { STOPPED_BY_HUMAN } from './views.js';
 
 export type {
+  CheckoutCleanliness,
+  CheckoutHeadInput,
+  CollectedActionRecords,
+  CommitOutput,
+  DispatchChildInput,
+  DispatchPlanInput,
+  Empty,
+  FinishBranchInput,
+  InspectWorkspaceInput,
+  JobsCleanup,
+  LoopImplementationActorContracts,
+  LoopImplementationActors,
+  PlannedDispatchInput,
+  ProvenanceVerdict,
+  RefreshInput,
+  ResolvedImplModel,
+  ResolveImplModelInput,
+  RunGatesInput,
+  RunReviewInput,
+} from './actors.js';
+export type {
   BoundaryFacts,
   ChildReport,
   CommitRequest,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { GitPort } from './git.js';
+import type { GitPort, StatusEntry } from './git.js';
 
 /** One changed path of the worktree with a digest of what is on disk. */
 export interface ChangedPath {
@@ -42,13 +42,24 @@ async function digestOf(path: string): Promise<string> {
  * on disk are still the child's and nobody else's.
  *
  * @param git the worktree's git port
+ * @param state HEAD and status when the caller read them already (the digests are always read
+ *   from disk now); default: one `git status` reads both
  */
-export async function snapshotChanges(git: GitPort): Promise<ChangeSnapshot> {
-  const [head, entries] = await Promise.all([git.revParseHead(), git.statusPorcelain()]);
+export async function snapshotChanges(
+  git: GitPort,
+  state?: { readonly head: string; readonly entries: readonly StatusEntry[] },
+): Promise<ChangeSnapshot> {
+  const { head, entries } = state ?? (await headAndStatus(git));
   const changes = await Promise.all(
     entries.map(async (entry) => ({ ...entry, digest: await digestOf(join(git.worktree, entry.path)) })),
   );
   return { head, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+}
+
+async function headAndStatus(git: GitPort): Promise<{ head: string; entries: readonly StatusEntry[] }> {
+  const state = await git.worktreeState();
+  // A branch without commits: the error `rev-parse HEAD` gives.
+  return { head: state.head ?? (await git.revParseHead()), entries: state.entries };
 }
 
 /**

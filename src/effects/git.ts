@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { execa } from 'execa';
 import { InputError } from '../common/errors.js';
 import { type BatchAnswer, CatFileBatchParser } from './cat-file.js';
@@ -12,6 +13,14 @@ export interface StatusEntry {
   readonly path: string;
 }
 
+/** HEAD and the working-tree status read together by one git process ({@link GitPort.worktreeState}). */
+export interface WorktreeState {
+  /** Full object name of HEAD, or `null` on a branch without commits. */
+  readonly head: string | null;
+  /** What {@link GitPort.statusPorcelain} returns for the same tree. */
+  readonly entries: readonly StatusEntry[];
+}
+
 /** One commit as read by {@link GitPort.logSince}. */
 export interface CommitRecord {
   /** Full object name. */
@@ -22,6 +31,12 @@ export interface CommitRecord {
   readonly body: string;
   /** Paths the commit changed (against its first parent), repository-relative, renames as delete + add. */
   readonly paths: readonly string[];
+  /**
+   * The object name of each changed path's new content (all zeros for a deletion), by path, as
+   * {@link GitPort.logRange} reads them: lets a caller recognise content it already holds
+   * (see {@link blobObjectName}) instead of reading the blob again.
+   */
+  readonly blobs?: Readonly<Record<string, string>>;
 }
 
 /** One commit as read by {@link GitPort.logRange}: a {@link CommitRecord} plus its parents. */
@@ -78,6 +93,12 @@ export interface GitPort {
   revParseHead(): Promise<string>;
   /** Working-tree status, untracked files listed one by one, ignored files left out. Empty means clean. */
   statusPorcelain(): Promise<StatusEntry[]>;
+  /**
+   * HEAD and the working-tree status from one git process (`status --porcelain=v2 --branch`): the
+   * entries are exactly what {@link statusPorcelain} returns, and `head` what {@link revParseHead}
+   * returns (or `null` before the first commit).
+   */
+  worktreeState(): Promise<WorktreeState>;
   /** Number of commits reachable from `to` but not from `from` (`rev-list --count from..to`). */
   revListCount(from: string, to?: string): Promise<number>;
   /** Body of one commit (`%b`), without its final newline. */
@@ -99,6 +120,8 @@ export interface GitPort {
    * Stages exactly `paths` (additions, edits and deletions) and commits only them with the exact
    * subject and body. Changes staged beforehand for other paths stay staged and are not committed;
    * a marker commit (no paths) refuses to run while anything is staged, because it would sweep it in.
+   * One git process when every path is tracked (`commit --only` takes the working-tree content of
+   * tracked paths itself); a path git does not know yet is added first.
    * @returns the new commit's full object name
    */
   commitFiles(request: CommitRequest): Promise<string>;
@@ -345,6 +368,19 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
         .map((record) => ({ xy: record.slice(0, 2), path: record.slice(3) }));
     },
 
+    async worktreeState() {
+      const { text } = await run([
+        'status',
+        '--porcelain=v2',
+        '-z',
+        '--branch',
+        '--untracked-files=all',
+        '--ignored=no',
+        '--no-renames',
+      ]);
+      return parseStatusV2(text);
+    },
+
     async revListCount(from, to = 'HEAD') {
       requireRevision(from, 'from');
       requireRevision(to, 'to');
@@ -366,7 +402,7 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
       // are NUL-separated (a commit message cannot hold NUL), then `-z --name-only` lists the paths,
       // each NUL-terminated.
       const { text } = await run([...LOG_ARGS, '--format=%x01%H%x00%s%x00%b', `${base}..${head}`, '--']);
-      return parseLog(text, false).map(({ parents: _, ...commit }) => commit);
+      return parseLog(text, false).map(({ parents: _, blobs: __, ...commit }) => commit);
     },
 
     async logRange(head, exclude) {
@@ -423,7 +459,12 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
           'nothing to commit: give paths, or allowEmpty for a marker commit',
         );
       const message = body.length > 0 ? `${subject}\n\n${withoutFinalNewline(body)}\n` : `${subject}\n`;
-      const commitArgs = ['commit', '--quiet', '--cleanup=verbatim', '--file=-', '--no-edit'];
+      // Not quiet: the summary line names the new commit in full (core.abbrev=no), which spares a
+      // `rev-parse HEAD` afterwards.
+      const commitArgs = ['-c', 'core.abbrev=no', 'commit', '--cleanup=verbatim', '--file=-', '--no-edit'];
+      /** The new commit's name from the summary line `[<branch> <name>] <subject>`, else HEAD's. */
+      const committedName = async (result: { text: string }): Promise<string> =>
+        summaryCommitName(result.text) ?? (await port.revParseHead());
       if (allowEmpty) commitArgs.push('--allow-empty');
       if (paths.length === 0) {
         // A marker commit commits the whole index: refuse rather than sweep in someone's staged work.
@@ -433,12 +474,18 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
             'git.index-not-empty',
             'the index has staged changes; a marker commit would include them (commit or unstage them first)',
           );
-        await run(commitArgs, message);
-      } else {
-        await run(['add', '--all', '--', ...paths]);
-        await run([...commitArgs, '--only', '--', ...paths], message);
+        return committedName(await run(commitArgs, message));
       }
-      return port.revParseHead();
+      // `commit --only` commits the working-tree content of tracked paths (edits and deletions)
+      // without an `add`; only a path git does not know yet needs one, and git refuses the whole
+      // commit before writing anything when it meets such a path.
+      const only = [...commitArgs, '--only', '--', ...paths];
+      const first = await run(only, message, [0, 1]);
+      if (first.exitCode === 0) return committedName(first);
+      if (!first.raw.stderr.includes('did not match any file(s) known to git'))
+        throw failure(only, first.raw);
+      await run(['add', '--all', '--', ...paths]);
+      return committedName(await run(only, message));
     },
 
     async resetHard(rev) {
@@ -494,6 +541,67 @@ export function createGitPort(worktree: string, options: GitPortOptions = {}): G
   return port;
 }
 
+/**
+ * The commit a `git commit` summary names: the first line is `[<branch> <name>] <subject>` (also
+ * `[<branch> (root-commit) <name>]`, `[detached HEAD <name>]`); a branch name holds no space, so the
+ * first ` <name>]` is the commit. `null` when the output has no such line.
+ */
+function summaryCommitName(stdout: string): string | null {
+  const first = stdout.split('\n', 1)[0] ?? '';
+  if (!first.startsWith('[')) return null;
+  const match = / ([0-9a-f]{40}(?:[0-9a-f]{24})?)\] /.exec(`${first} `);
+  return match?.[1] ?? null;
+}
+
+/**
+ * Parses `git status --porcelain=v2 -z --branch --no-renames` into HEAD and v1-style entries: the
+ * `XY` of changed (`1`) and unmerged (`u`) entries with `.` read as a space, `??` for untracked.
+ */
+function parseStatusV2(text: string): WorktreeState {
+  let head: string | null = null;
+  const entries: StatusEntry[] = [];
+  for (const record of text.split('\0')) {
+    if (record.length === 0) continue;
+    if (record.startsWith('# branch.oid ')) {
+      const oid = record.slice('# branch.oid '.length);
+      head = OBJECT_NAME.test(oid) ? oid : null;
+      continue;
+    }
+    const kind = record[0];
+    if (kind === '?') {
+      entries.push({ xy: '??', path: record.slice(2) });
+      continue;
+    }
+    // Changed: `1 XY sub mH mI mW hH hI path` (8 fields before the path); unmerged:
+    // `u XY sub m1 m2 m3 mW h1 h2 h3 path` (10).
+    const fields = kind === '1' ? 8 : kind === 'u' ? 10 : -1;
+    if (fields < 0) continue;
+    let at = 0;
+    for (let i = 0; i < fields && at >= 0; i++) at = record.indexOf(' ', at + 1);
+    if (at < 0) continue;
+    entries.push({ xy: record.slice(2, 4).replaceAll('.', ' '), path: record.slice(at + 1) });
+  }
+  return { head, entries };
+}
+
+// `:<old mode> <new mode> <old object> <new object> <status letter>[<score>]` of `git log --raw`.
+const RAW_RECORD = /^:[0-7]{6} [0-7]{6} [0-9a-f]{40,64} ([0-9a-f]{40}(?:[0-9a-f]{24})?) [A-Z][0-9]*$/;
+
+/**
+ * The object name git gives a blob of `content` (`git hash-object`): SHA-1 of `blob <size>\0` and
+ * the bytes, or SHA-256 in a repository whose object names are 64 hex digits.
+ *
+ * @param content the blob's bytes (a string is taken as UTF-8)
+ * @param nameLength 40 (SHA-1 repositories) or 64 (SHA-256)
+ */
+export function blobObjectName(content: Buffer | string, nameLength: 40 | 64 = 40): string {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  return createHash(nameLength === 64 ? 'sha256' : 'sha1')
+    .update(`blob ${bytes.length}\0`)
+    .update(bytes)
+    .digest('hex');
+}
+
 function requireRootPath(root: string): void {
   if (root !== '.') requireRelativePath(root);
 }
@@ -514,14 +622,25 @@ const LOG_ARGS = [
   '--no-relative',
   '--diff-merges=first-parent',
   '-z',
-  '--name-only',
+  // `--raw` lists each changed path with its new blob's object name (full with --no-abbrev).
+  '--raw',
+  '--no-abbrev',
 ];
 
 /** Parses the output of the `git log` of `logSince` / `logRange` (see LOG_ARGS and their formats). */
 function parseLog(text: string, withParents: boolean): LoggedCommit[] {
-  const commits: Array<{ sha: string; parents: string[]; subject: string; body: string; paths: string[] }> =
-    [];
+  const commits: Array<{
+    sha: string;
+    parents: string[];
+    subject: string;
+    body: string;
+    paths: string[];
+    blobs: Record<string, string>;
+  }> = [];
   const tokens = text.split('\0');
+  // With --raw -z each changed path comes as `:<old mode> <new mode> <old> <new> <status>` then
+  // the path; `pendingBlob` is the object name of a record whose path comes next.
+  let pendingBlob: string | null = null;
   const fields = withParents ? 4 : 3;
   let index = 0;
   while (index < tokens.length) {
@@ -536,15 +655,23 @@ function parseLog(text: string, withParents: boolean): LoggedCommit[] {
         subject: subject as string,
         body: withoutFinalNewline(body as string),
         paths: [],
+        blobs: {},
       });
+      pendingBlob = null;
       index += fields;
       continue;
     }
     const current = commits[commits.length - 1];
     if (token.length > 0 && current !== undefined) {
-      // git separates the message from the name list with one newline, which lands on the first name.
-      const path = current.paths.length === 0 && token.startsWith('\n') ? token.slice(1) : token;
-      if (path.length > 0) current.paths.push(path);
+      if (pendingBlob === null) {
+        // git separates the message from the raw list with one newline, which lands on the first record.
+        const record = RAW_RECORD.exec(current.paths.length === 0 ? token.replace(/^\n/, '') : token);
+        if (record !== null) pendingBlob = record[1] as string;
+      } else {
+        current.paths.push(token);
+        current.blobs[token] = pendingBlob;
+        pendingBlob = null;
+      }
     }
     index += 1;
   }

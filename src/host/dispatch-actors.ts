@@ -38,6 +38,7 @@ import {
 } from './dispatch-record.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
 import { dispatchFolder } from './state-files.js';
+import { forgetStatus, forgetWorktree, observeWorktree } from './worktree-facts.js';
 import { readWorktreeFile } from './worktree-view.js';
 
 /** The record of `plan`, when one exists for exactly its tuple. */
@@ -55,14 +56,12 @@ async function recordOf(session: HostSession, plan: DispatchPlan): Promise<Dispa
 export function reserveDispatchActor(session: HostSession) {
   return fromPromise<Record<string, never>, { plan: DispatchPlan; ledgerPath: string }>(async ({ input }) => {
     unlessInterrupted(session);
-    const { git } = session;
     const { plan, ledgerPath } = input;
     const { worktree, specPath } = session.options;
     session.plan = plan;
-    const [head, diskLedger, status] = await Promise.all([
-      git.revParseHead(),
+    const [{ head, entries: status }, diskLedger] = await Promise.all([
+      observeWorktree(session),
       readWorktreeFile(worktree, ledgerPath),
-      git.statusPorcelain(),
     ]);
     if (head !== plan.pending.head)
       throw new Error(`HEAD is ${head}, but the dispatch was planned at ${plan.pending.head}`);
@@ -127,6 +126,7 @@ export function reserveDispatchActor(session: HostSession) {
       { verification: failure },
     );
     await writeFileAtomic(taskFile, `${JSON.stringify(task, null, 2)}\n`);
+    forgetStatus(session);
     await writeFileAtomic(join(worktree, ledgerPath), reservedLedger);
     completedSideEffect(session, 'reserveDispatch');
     return {};
@@ -151,7 +151,8 @@ async function recordChildEnd(
   report: ChildReport,
   facts: { readonly groupExited: boolean; readonly launchUncertain?: boolean },
 ): Promise<void> {
-  const snapshot = await snapshotChanges(session.git);
+  // The child (and anything it left running) may have changed the tree: read it afresh, once.
+  const snapshot = await snapshotChanges(session.git, await observeWorktree(session, true));
   const childWrites = { head: snapshot.head, changes: [...snapshot.changes] };
   await updateDispatchRecord(session.files, plan.iteration, (r) => ({
     ...r,
@@ -378,6 +379,8 @@ export function finishDispatchActor(session: HostSession) {
             graceMs: session.options.killGraceMs,
             worktreeId,
           });
+    // Ending a job may end its writes half-way: what was observed of the tree is no longer sure.
+    if (listed.length > 0) forgetWorktree(session);
     if (problem === null && (outcome === null || outcome.problems.length === 0))
       await deleteJobsFile(jobsFile);
     if (record !== null)

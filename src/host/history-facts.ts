@@ -32,6 +32,17 @@ export interface HistoryReadInput {
    * without a cache. Default: asked from git once per call.
    */
   readonly cacheRoot?: string | null;
+  /**
+   * The commits of `from..head` (both full object names) with parents and paths, when the caller
+   * may already know them (a run keeps the boundary's range); default: `git log` asks git.
+   * Used only to extend a non-empty cache, where the ledger base adds no exclusion of its own.
+   */
+  readonly commitsSince?: (from: string, head: string) => Promise<readonly LoggedCommit[]>;
+  /**
+   * Parsed ledgers by the object name of their blob (content the caller wrote and committed
+   * itself): a commit read from git whose ledger blob is one of them needs no blob read.
+   */
+  readonly ledgersByBlob?: ReadonlyMap<string, Ledger | null>;
 }
 
 /** What {@link readLoopHistory} read. */
@@ -106,15 +117,33 @@ async function readWith(
   const file = root === null ? null : historyCacheFile(root, base, ledgerPath);
   const cached = file === null ? null : await loadHistoryCache(file, base, ledgerPath);
 
+  const ledgers = input.ledgers ?? new Map<string, Ledger | null>();
+  /** Ledgers of commits just read whose blob the caller holds parsed already. */
+  const known = (read: readonly LoggedCommit[]) => {
+    if (input.ledgersByBlob === undefined) return;
+    for (const commit of read) {
+      const blob = commit.blobs?.[ledgerPath];
+      if (blob !== undefined && !ledgers.has(commit.sha) && input.ledgersByBlob.has(blob))
+        ledgers.set(commit.sha, input.ledgersByBlob.get(blob) ?? null);
+    }
+  };
   let commits: HistoryCommit[] | null = null;
   let commitsRead = 0;
   let linear = false;
   if (cached !== null) {
-    const since = await git.logRange(head, [base, cached.head]).catch(() => null);
+    // A non-empty cache ends at its head, a commit of base..head that base does not reach; commits
+    // that continue it linearly descend from it, so base reaches none of them either, and
+    // `<cached head>..head` is the same range whenever it passes the linearity check below.
+    const read =
+      input.commitsSince !== undefined && cached.commits.length > 0
+        ? input.commitsSince(cached.head, head)
+        : git.logRange(head, [base, cached.head]);
+    const since = await read.catch(() => null);
     if (since !== null && continuesLinearly(cached.head, since, head)) {
       commits = [...cached.commits, ...since.map((commit) => compactCommit(commit, ledgerPath))];
       commitsRead = since.length;
       linear = true;
+      known(since);
     }
   }
   const cacheHit = commits !== null;
@@ -123,11 +152,12 @@ async function readWith(
     commits = all.map((commit) => compactCommit(commit, ledgerPath));
     commitsRead = all.length;
     linear = all.length === 0 || continuesLinearly(null, all, head);
+    known(all);
   }
   if (file !== null && linear && !(cacheHit && commitsRead === 0))
     await saveHistoryCache(file, { version: 1, base, ledgerPath, head, commits });
 
-  const history = await replayWithBlobs(reader, commits, ledger, ledgerPath, input.ledgers ?? new Map());
+  const history = await replayWithBlobs(reader, commits, ledger, ledgerPath, ledgers);
   return { history, head, commits, commitsRead, cacheHit };
 }
 

@@ -9,10 +9,11 @@
  */
 
 import { LoopchartError } from '../common/errors.js';
-import type { GitPort } from '../effects/git.js';
+import type { GitPort, LoggedCommit } from '../effects/git.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import type { Ledger } from '../gauntlet/types.js';
 import type { StateFiles } from './state-files.js';
+import type { WorktreeObservation } from './worktree-facts.js';
 import type { HeldLock } from './worktree-lock.js';
 
 /** Default silence limit of a child: ten minutes without output (the protocol's `timeout` bound). */
@@ -115,6 +116,25 @@ export interface HostSession {
   historyCacheRoot?: string;
   /** Parsed ledger per commit SHA (immutable objects, so safe to keep for the run). */
   readonly ledgerByCommit: Map<string, Ledger | null>;
+  /**
+   * HEAD and status as last read or produced, until something may have changed them
+   * (worktree-facts.ts); `null` or absent when unknown.
+   */
+  observed?: WorktreeObservation | null;
+  /**
+   * Whether actors that only read may reuse {@link observed} (createRunner sets it and forgets the
+   * observation on every human reply); otherwise each reads afresh.
+   */
+  shareObservations?: boolean;
+  /**
+   * Ledgers the run committed itself, parsed, by the object name of their blob: a refresh that meets
+   * such a blob in a new commit needs no blob read (content-addressed, so safe to keep).
+   */
+  readonly ledgerByBlob: Map<string, Ledger | null>;
+  /** Commits of `from..to` by the pair of object names (immutable, kept for the run). */
+  readonly commitRanges: Map<string, readonly LoggedCommit[]>;
+  /** Ancestry answers by the pair of object names (immutable, kept for the run). */
+  readonly ancestry: Map<string, boolean>;
   /** The dispatch in flight as the last actor saw it. */
   plan: DispatchPlan | null;
   /** The last failing gate (for the verification repair's task). */

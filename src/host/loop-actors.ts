@@ -3,6 +3,7 @@
  * layer for one worktree. Pass the result to `loopImplementationMachine.provide({ actors })`;
  * `createRunner` (runner.ts) does that for you.
  */
+import type { AnyActorLogic } from 'xstate';
 import { createGitPort, type GitPortOptions } from '../effects/git.js';
 import { resolveGitDir } from '../effects/git-dir.js';
 import {
@@ -29,6 +30,7 @@ import {
   readBoundaryActor,
   refreshActor,
 } from './workspace-actors.js';
+import { forgetWorktree } from './worktree-facts.js';
 import { acquireWorktreeLock } from './worktree-lock.js';
 
 /**
@@ -52,6 +54,10 @@ export async function openHostSession(options: HostOptions, git: GitPortOptions 
     lock,
     logDir: null,
     ledgerByCommit: new Map(),
+    ledgerByBlob: new Map(),
+    observed: null,
+    commitRanges: new Map(),
+    ancestry: new Map(),
     plan: null,
     lastGateFailure: null,
     sideEffects: 0,
@@ -65,25 +71,41 @@ export async function openHostSession(options: HostOptions, git: GitPortOptions 
  * @returns the actor implementations, keyed as the machine's `setup` names them
  */
 export function createLoopActors(session: HostSession) {
+  // Actors that only read HEAD and status, or that forget them themselves before they write
+  // (reserveDispatch, commitLedger, resetCheckout, cleanupJobs, finishDispatch), may reuse the run's
+  // observation; every other actor forgets it before it starts (worktree-facts.ts).
+  const writes = <Logic extends AnyActorLogic>(logic: Logic): Logic => forgettingWorktree(session, logic);
   return {
-    inspectWorkspace: inspectWorkspaceActor(session),
+    inspectWorkspace: writes(inspectWorkspaceActor(session)),
     resolveSettings: resolveSettingsActor(session),
     commitLedger: commitLedgerActor(session),
     refresh: refreshActor(session),
     resolveImplModel: resolveImplModelActor(session),
     reserveDispatch: reserveDispatchActor(session),
-    dispatchChild: dispatchChildActor(session),
-    recoverDispatch: recoverDispatchActor(session),
+    dispatchChild: writes(dispatchChildActor(session)),
+    recoverDispatch: writes(recoverDispatchActor(session)),
     readBoundary: readBoundaryActor(session),
     checkProvenance: checkProvenanceActor(session),
     collectActionRecords: collectActionRecordsActor(session),
     cleanupJobs: cleanupJobsActor(session),
     resetCheckout: resetCheckoutActor(session),
     finishDispatch: finishDispatchActor(session),
-    discardChanges: discardChangesActor(session),
-    runGates: runGatesActor(session),
-    runReview: runReviewActor(session),
-    runFixRound: runFixRoundActor(session),
-    finishBranch: finishBranchActor(session),
+    discardChanges: writes(discardChangesActor(session)),
+    runGates: writes(runGatesActor(session)),
+    runReview: writes(runReviewActor(session)),
+    runFixRound: writes(runFixRoundActor(session)),
+    finishBranch: writes(finishBranchActor(session)),
+  };
+}
+
+/** `logic` that forgets the session's observation of HEAD and status whenever it starts. */
+function forgettingWorktree<Logic extends AnyActorLogic>(session: HostSession, logic: Logic): Logic {
+  const start = logic.start;
+  return {
+    ...logic,
+    start: (snapshot, scope) => {
+      forgetWorktree(session);
+      start?.(snapshot, scope);
+    },
   };
 }

@@ -24,6 +24,14 @@ import { recordsFromLines } from './carried-records.js';
 import { CHILD_ENV } from './child-environment.js';
 import { type DispatchRecord, readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
 import { completedSideEffect, type HostSession } from './host-session.js';
+import {
+  commitsBetween,
+  forgetWorktree,
+  isAncestorOf,
+  observeHead,
+  observeWorktree,
+  sharedObservation,
+} from './worktree-facts.js';
 import { readWorktreeFile, unexpectedDirt } from './worktree-view.js';
 
 /** The recovery-incomplete `<what>` for missing or broken provenance (§3.15). */
@@ -55,7 +63,8 @@ async function retainRecords(
   const jobsText = (await readJobsFile(record.jobsFile, worktreeIdentity(session.gitDir))).text;
   if (jobsText !== null) retained.push(...recordsFromLines(parseJobsFile(jobsText).actionRecordLines));
   if (!record.resetBegun) {
-    for (const commit of await session.git.logSince(record.headBefore))
+    const head = await observeHead(session);
+    for (const commit of await commitsBetween(session, record.headBefore, head))
       if (attributionMatches(commit.body, plan.pending, plan.iteration + 1))
         retained.push(...extractActionRecords(commit.body.split('\n').slice(2).join('\n')));
     const disk = await readWorktreeFile(session.options.worktree, record.ledgerPath);
@@ -93,8 +102,8 @@ export function checkProvenanceActor(session: HostSession) {
       if (record.launchUncertain) return { owned: false, what: 'background launch history unavailable' };
       if (record.pid !== null && hasGroupExited(record.pid) !== true)
         return { owned: false, what: `job ${record.pid} still running` };
-      const now = await snapshotChanges(git);
-      if (!(await git.isAncestor(record.headBefore, now.head)))
+      const now = await snapshotChanges(git, await observeWorktree(session));
+      if (!(await isAncestorOf(session, record.headBefore, now.head)))
         return { owned: false, what: OWNERSHIP_UNPROVEN };
       // Write provenance: the changes on disk must still be exactly those the child left.
       if (!record.resetBegun && (record.childWrites === null || !sameChanges(record.childWrites, now)))
@@ -155,6 +164,8 @@ export function cleanupJobsActor(session: HostSession) {
         worktreeId: worktreeIdentity(session.gitDir),
         childDeclaredNoBackgroundWork: scanned !== null,
       });
+      // Ending a job may end its writes half-way: what was observed of the tree is no longer sure.
+      if (outcome.jobs.length > 0 || outcome.terminated > 0) forgetWorktree(session);
       const listedGroups = new Set(outcome.jobs.map((job) => job.pid));
       const after = taskFile === null ? null : findProcessesWithEnvironment(CHILD_ENV.task, taskFile);
       const unrecorded = (after?.pids ?? []).filter(
@@ -181,15 +192,28 @@ export function resetCheckoutActor(session: HostSession) {
     const { git } = session;
     const plan = session.plan;
     if (plan === null) throw new Error('resetCheckout has no dispatch in flight');
+    const ledgerPath = session.options.ledgerPath;
+    // What the child left, as read when it ended (the same step): when HEAD is HEAD_BEFORE, nothing
+    // is staged and the ledger is the only changed path, `reset --hard` and `clean -fd` would only
+    // put back the ledger, which is written over below; they are skipped (an empty directory the
+    // child made is all that stays, which no status shows).
+    const seen = sharedObservation(session);
+    forgetWorktree(session);
+    const onlyLedger =
+      seen !== null &&
+      seen.head === input.head &&
+      seen.entries.every((entry) => entry.path === ledgerPath && entry.xy === ' M');
     const record = await recordOf(session, plan);
     if (record !== null)
       await updateDispatchRecord(session.files, plan.iteration, (r) => ({ ...r, resetBegun: true }));
-    await git.resetHard(input.head);
-    await git.cleanFd();
+    if (!onlyLedger) {
+      await git.resetHard(input.head);
+      await git.cleanFd();
+    }
     const reserved = record?.reservedLedger ?? serializeLedger(plan.reserved);
-    const ledgerPath = session.options.ledgerPath;
     await writeFileAtomic(join(session.options.worktree, ledgerPath), reserved);
-    const [status, count] = await Promise.all([git.statusPorcelain(), git.revListCount(input.head)]);
+    const { head, entries: status } = await observeWorktree(session, true);
+    const count = head === input.head ? 0 : await git.revListCount(input.head);
     completedSideEffect(session, 'resetCheckout');
     return { clean: unexpectedDirt(status, ledgerPath, reserved, [reserved]) === '' && count === 0 };
   });
@@ -204,7 +228,7 @@ export function discardChangesActor(session: HostSession) {
     const { git } = session;
     await git.resetHard(input.head);
     await git.cleanFd();
-    const status = await git.statusPorcelain();
+    const { entries: status } = await observeWorktree(session, true);
     completedSideEffect(session, 'discardChanges');
     return { clean: status.length === 0 };
   });

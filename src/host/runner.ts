@@ -52,6 +52,7 @@ import {
 import { DEFAULT_ESCALATE_AFTER } from './settings-actors.js';
 import { readLoopStatus } from './status.js';
 import { createTranscriptRecorder } from './transcript.js';
+import { forgetWorktree } from './worktree-facts.js';
 import { readWorktreeFile } from './worktree-view.js';
 
 /** Settings of a run. Every field has a documented default (docs/host.md). */
@@ -322,6 +323,9 @@ async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
     ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
   };
   const session = await openHostSession(host, options.gitEnv === undefined ? {} : { env: options.gitEnv });
+  // Reading actors share HEAD and status between the loop's own writes (worktree-facts.ts); a human
+  // reply below forgets them, since the person may have changed the tree while the run waited.
+  session.shareObservations = true;
   try {
     return await drive(options, run, session);
   } finally {
@@ -546,6 +550,7 @@ async function drive(
         };
       if (choice === null || reply === undefined)
         return { ...common, status: 'stopped', exitCode: 3, findings: [] };
+      forgetWorktree(session);
       actor.send(humanEventOf(choice));
       const after = actor.getSnapshot();
       if (

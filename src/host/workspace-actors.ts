@@ -13,6 +13,7 @@ import type {
   WorkspaceFacts,
 } from '../../machines/loop-implementation/index.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { blobObjectName } from '../effects/git.js';
 import { jobsFilePath, parseJobsFile, readJobsFile, worktreeIdentity } from '../effects/jobs.js';
 import type { DispatchPlan, ReservationFacts } from '../gauntlet/dispatch.js';
 import { formatPending, parseLedger, serializeLedger } from '../gauntlet/ledger.js';
@@ -22,6 +23,13 @@ import { clearCommitIntent, recoverCommitIntent, writeCommitIntent } from './com
 import { listDispatchRecords, readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
 import { historyCacheRoot, readLoopHistory } from './history-facts.js';
 import { completedSideEffect, type HostSession } from './host-session.js';
+import {
+  commitsBetween,
+  forgetWorktree,
+  observeHead,
+  observeWorktree,
+  rememberWorktree,
+} from './worktree-facts.js';
 import { readWorktreeFile, unexpectedDirt } from './worktree-view.js';
 
 /** The reserved ledger a before-image and a tuple give (what reserveDispatch wrote). */
@@ -62,11 +70,10 @@ export function inspectWorkspaceActor(session: HostSession) {
     const { git } = session;
     const worktree = session.options.worktree;
     await recoverCommitIntent(session.files.journal, git);
-    const head = await git.revParseHead();
-    const [diskLedger, specText, status] = await Promise.all([
+    const [diskLedger, specText, { head, entries: status }] = await Promise.all([
       readWorktreeFile(worktree, input.ledgerPath),
       readWorktreeFile(worktree, input.specPath),
-      git.statusPorcelain(),
+      observeWorktree(session, true),
     ]);
     let savedLedgerText: string | null = null;
     const expected: string[] = [];
@@ -102,7 +109,7 @@ export function refreshActor(session: HostSession) {
   return fromPromise<RefreshFacts, { ledgerPath: string; base: string }>(async ({ input }) => {
     const { git } = session;
     const [head, ledgerText] = await Promise.all([
-      git.revParseHead(),
+      observeHead(session),
       readWorktreeFile(session.options.worktree, input.ledgerPath),
     ]);
     if (ledgerText === null) throw new Error(`the ledger ${input.ledgerPath} is missing from the worktree`);
@@ -117,6 +124,9 @@ export function refreshActor(session: HostSession) {
       head,
       ledgers: session.ledgerByCommit,
       cacheRoot: session.historyCacheRoot,
+      // The commits since the cached head are often the boundary's HEAD_BEFORE..HEAD, read already.
+      commitsSince: (from, to) => commitsBetween(session, from, to),
+      ledgersByBlob: session.ledgerByBlob,
     });
     return { head, ledgerText, history: read.history };
   });
@@ -133,7 +143,9 @@ export function commitLedgerActor(session: HostSession) {
     const { ledgerPath, specPath, worktree } = session.options;
     const files = [{ path: ledgerPath, after: serializeLedger(input.ledger) }];
     if (input.specText !== undefined) files.push({ path: specPath, after: input.specText });
-    const headBefore = await git.revParseHead();
+    const headBefore = await observeHead(session);
+    // From here on the worktree and HEAD change: only the new HEAD is known afterwards.
+    forgetWorktree(session);
     const before = await Promise.all(files.map((f) => readFileIfExists(join(worktree, f.path))));
     await writeCommitIntent(session.files.journal, {
       version: 1,
@@ -151,6 +163,13 @@ export function commitLedgerActor(session: HostSession) {
       body: input.body,
       ...(input.allowEmpty === true ? { allowEmpty: true } : {}),
     });
+    rememberWorktree(session, { head, entries: null });
+    // The next refresh meets this ledger's blob in the new commit: keep it parsed by its object name.
+    const ledgerText = files[0]?.after ?? '';
+    session.ledgerByBlob.set(
+      blobObjectName(ledgerText, head.length === 64 ? 64 : 40),
+      parseLedger(ledgerText).ledger,
+    );
     await clearCommitIntent(session.files.journal);
     completedSideEffect(session, `commit: ${input.subject}`);
     return { head };
@@ -172,21 +191,38 @@ export function readBoundaryActor(session: HostSession) {
     const record = stored?.ok && stored.record.tuple === formatPending(plan.pending) ? stored.record : null;
     if (record?.resetBegun && record.boundary !== null) return record.boundary;
     const headBefore = plan.pending.head;
-    const [status, diskLedger, commitCount] = await Promise.all([
-      git.statusPorcelain(),
+    // HEAD and status as the child left them (read once when it ended), and HEAD_BEFORE..HEAD once:
+    // the same facts serve provenance, the retained records and the next refresh.
+    const [{ head, entries: status }, diskLedger] = await Promise.all([
+      observeWorktree(session),
       readWorktreeFile(session.options.worktree, ledgerPath),
-      git.revListCount(headBefore),
     ]);
+    const since = await commitsBetween(session, headBefore, head);
+    const commitCount = since.length;
     const expected = [serializeLedger(plan.reserved), ...(record === null ? [] : [record.reservedLedger])];
     let commit: BoundaryFacts['commit'] = null;
     let headLedgerText: string | null = null;
-    if (commitCount === 1) {
-      const [only] = await git.logSince(headBefore);
-      if (only !== undefined) {
-        commit = { sha: only.sha, subject: only.subject, body: only.body };
+    const only = commitCount === 1 ? since[0] : undefined;
+    if (only !== undefined) {
+      commit = { sha: only.sha, subject: only.subject, body: only.body };
+      // The child's commit usually holds the ledger on disk byte for byte (same object name): then
+      // no blob read is needed.
+      const blobName = only.blobs?.[ledgerPath];
+      const onDisk =
+        diskLedger !== null &&
+        blobName !== undefined &&
+        blobObjectName(diskLedger, blobName.length === 64 ? 64 : 40) === blobName;
+      if (onDisk) headLedgerText = diskLedger;
+      else {
         const [blob] = await git.readBlobs([{ rev: only.sha, path: ledgerPath }]);
         headLedgerText = blob ?? null;
       }
+      // The next refresh replays this commit's ledger: parsed once here.
+      if (!session.ledgerByCommit.has(only.sha))
+        session.ledgerByCommit.set(
+          only.sha,
+          headLedgerText === null ? null : parseLedger(headLedgerText).ledger,
+        );
     }
     const worktreeId = worktreeIdentity(session.gitDir);
     const jobsText = (

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
 import { CommandFailedError } from '../../src/effects/command-error.js';
-import { createGitPort, type GitPort } from '../../src/effects/git.js';
+import { blobObjectName, createGitPort, type GitPort } from '../../src/effects/git.js';
 import { createTempRepo, ISOLATED_GIT_ENV, type TempRepo } from './temp-repo.js';
 
 let repo: TempRepo;
@@ -37,6 +37,58 @@ describe('GitPort reads', () => {
     expect(status).toContainEqual({ xy: '??', path: '.gitignore' });
     expect(status.map((e) => e.path)).not.toContain('build/out.js');
     expect(status).toHaveLength(3);
+  });
+
+  it('reads HEAD and the status in one process, entry for entry what statusPorcelain reads', async () => {
+    repo.write('.gitignore', 'build/\n');
+    repo.write('build/out.js', 'x');
+    repo.write('new dir/héllo wörld.txt', 'x');
+    repo.write('README.md', 'changed\n');
+    repo.write('staged.txt', 'staged\n');
+    repo.git('add', 'staged.txt');
+    repo.write('staged.txt', 'staged, then changed\n');
+    const before = git.processCount;
+    const state = await git.worktreeState();
+    expect(git.processCount).toBe(before + 1);
+    expect(state.head).toBe(repo.git('rev-parse', 'HEAD').trim());
+    // The reference: git's own v1 porcelain, read here by the test.
+    const v1 = repo
+      .git('status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored=no', '--no-renames')
+      .split('\0')
+      .filter((r) => r.length > 0)
+      .map((r) => ({ xy: r.slice(0, 2), path: r.slice(3) }));
+    expect([...state.entries].sort((a, b) => a.path.localeCompare(b.path))).toEqual(
+      v1.sort((a, b) => a.path.localeCompare(b.path)),
+    );
+    expect(state.entries).toContainEqual({ xy: 'AM', path: 'staged.txt' });
+    expect(state.entries).toContainEqual({ xy: ' M', path: 'README.md' });
+  });
+
+  it('reads no HEAD on a branch without commits', async () => {
+    const empty = createTempRepo('loopchart-effects-empty-');
+    try {
+      empty.git('checkout', '-q', '--orphan', 'fresh');
+      empty.git('rm', '-q', '-r', '--cached', '.');
+      const state = await createGitPort(empty.dir, { env: ISOLATED_GIT_ENV }).worktreeState();
+      expect(state.head).toBeNull();
+      expect(state.entries).toEqual([{ xy: '??', path: 'README.md' }]);
+    } finally {
+      empty.remove();
+    }
+  });
+
+  it('names the new blob of each changed path in the log, as git hash-object names the content', async () => {
+    const base = repo.git('rev-parse', 'HEAD').trim();
+    repo.commit('two files', { 'a.txt': 'alpha\n', 'dir/b.txt': 'beta\n' });
+    repo.git('rm', '-q', 'a.txt');
+    repo.git('commit', '-q', '-m', 'delete a');
+    const commits = await git.logRange('HEAD', [base]);
+    expect(commits.map((c) => c.paths)).toEqual([['a.txt', 'dir/b.txt'], ['a.txt']]);
+    const hashed = (path: string) => repo.git('hash-object', path).trim();
+    expect(commits[0]?.blobs).toEqual({ 'a.txt': expect.any(String), 'dir/b.txt': hashed('dir/b.txt') });
+    expect(blobObjectName('alpha\n')).toBe(commits[0]?.blobs?.['a.txt']);
+    expect(blobObjectName(Buffer.from('beta\n'))).toBe(hashed('dir/b.txt'));
+    expect(commits[1]?.blobs).toEqual({ 'a.txt': '0'.repeat(40) });
   });
 
   it('counts commits between two revisions and answers ancestry', async () => {
@@ -141,6 +193,37 @@ describe('GitPort writes', () => {
     expect(changed).toEqual(['created.txt', 'gone.txt', 'ledger.md']);
     // The unrelated edit is still only in the working tree.
     expect(await git.statusPorcelain()).toEqual([{ xy: ' M', path: 'other.txt' }]);
+  });
+
+  it('commits tracked edits and deletions in one process, and adds a path git does not know first', async () => {
+    repo.commit('tracked', { 'keep.txt': 'one\n', 'gone.txt': 'bye\n' });
+    repo.write('keep.txt', 'two\n');
+    rmSync(join(repo.dir, 'gone.txt'));
+    const before = git.processCount;
+    const sha = await git.commitFiles({
+      paths: ['keep.txt', 'gone.txt'],
+      subject: 'edit and delete',
+      body: '',
+    });
+    expect(git.processCount).toBe(before + 1);
+    expect(sha).toBe(repo.git('rev-parse', 'HEAD').trim());
+    expect(repo.git('show', '--name-status', '--format=', 'HEAD').trim().split('\n').sort()).toEqual([
+      'D\tgone.txt',
+      'M\tkeep.txt',
+    ]);
+    repo.write('fresh.txt', 'new\n');
+    repo.write('keep.txt', 'three\n');
+    const next = await git.commitFiles({
+      paths: ['fresh.txt', 'keep.txt'],
+      subject: 'add and edit',
+      body: 'b',
+    });
+    expect(next).toBe(repo.git('rev-parse', 'HEAD').trim());
+    expect(repo.git('show', '--name-status', '--format=', 'HEAD').trim().split('\n').sort()).toEqual([
+      'A\tfresh.txt',
+      'M\tkeep.txt',
+    ]);
+    expect(repo.git('status', '--porcelain')).toBe('');
   });
 
   it('leaves changes staged for other paths staged and out of the commit', async () => {

@@ -9,11 +9,10 @@
  */
 
 import { LoopchartError } from '../common/errors.js';
-import type { GitPort, LoggedCommit } from '../effects/git.js';
+import type { GitPort, LoggedCommit, StatusEntry } from '../effects/git.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import type { Ledger } from '../gauntlet/types.js';
 import type { StateFiles } from './state-files.js';
-import type { WorktreeObservation } from './worktree-facts.js';
 import type { HeldLock } from './worktree-lock.js';
 
 /** Default silence limit of a child: ten minutes without output (the protocol's `timeout` bound). */
@@ -101,6 +100,14 @@ export interface LastGateFailure {
   readonly command: string;
   readonly exitCode: number;
   readonly logPath: string;
+}
+
+/** HEAD and, when read with it and not changed since, the status entries (worktree-facts.ts). */
+export interface WorktreeObservation {
+  /** Full object name of HEAD. */
+  readonly head: string;
+  /** The `status --porcelain` entries, or `null` when only HEAD is known (after a commit). */
+  readonly entries: readonly StatusEntry[] | null;
 }
 
 /** The shared state of one run's host actors. */

@@ -17,15 +17,7 @@
  * itself reads fresh facts at every step unless it does the same.
  */
 import type { LoggedCommit, StatusEntry } from '../effects/git.js';
-import type { HostSession } from './host-session.js';
-
-/** HEAD and, when read with it and not changed since, the status entries. */
-export interface WorktreeObservation {
-  /** Full object name of HEAD. */
-  readonly head: string;
-  /** The `status --porcelain` entries, or `null` when only HEAD is known (after a commit). */
-  readonly entries: readonly StatusEntry[] | null;
-}
+import type { HostSession, WorktreeObservation } from './host-session.js';
 
 /** HEAD and status as observed together. */
 export interface WorktreeSnapshot {

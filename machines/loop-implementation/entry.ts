@@ -4,6 +4,7 @@
 import { assign } from 'xstate';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
+import { legacyLedgerInvalidState, legacyRestoreTransitions, migratingAllowanceState } from './legacy.js';
 import { loopSetup } from './setup.js';
 import { adoptedReservation, describeError, dirtDetail, headLedger, seedOf } from './views.js';
 
@@ -137,6 +138,7 @@ export const entryRegion = loopSetup.createStateConfig({
     restoring: {
       description: 'Resume from disk and branch history only',
       always: [
+        ...legacyRestoreTransitions,
         {
           guard: 'beforeImageMissing',
           target: '#loop-implementation.invalid',
@@ -174,5 +176,7 @@ export const entryRegion = loopSetup.createStateConfig({
         { target: '#loop-implementation.implement' },
       ],
     },
+    migratingAllowance: migratingAllowanceState,
+    legacyLedgerInvalid: legacyLedgerInvalidState,
   },
 });

@@ -33,6 +33,7 @@ const OPTIONS = {
   ...AGENT_OPTIONS,
   gate: { type: 'string', multiple: true },
   verification: { type: 'string' },
+  overrides: { type: 'string' },
   allowance: { type: 'string' },
   'escalate-after': { type: 'string' },
   'impl-model': { type: 'string' },
@@ -58,7 +59,10 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --child "<command>"       the child command, run with /bin/sh -c in the worktree
   --child-agent <agent>     run a coding agent as the child (presets below)
   --gate "<command>"        an extra gate after the ledger's verification command (repeatable)
-  --verification "<cmd>"    the verification command of a fresh ledger (default: npm test / make test)
+  --verification "<cmd>"    the verification command of a fresh ledger (default: the overrides
+                            file's command, else discovered: npm test / make test)
+  --overrides <path>        the overrides file; its ## verification-before-completion section holds
+                            exactly one backticked command (default: .loopchart/overrides.md if present)
   --allowance <n>           allowance of a fresh ledger (default 4)
   --escalate-after <n>      loopEngine.escalateAfter (default 2)
   --impl-model <model>      escalationLoop.implModel (default: $LOOPCHART_IMPL_MODEL)
@@ -152,6 +156,7 @@ export function runOptionsFromArgs(
     ...(Object.keys(childEnv).length === 0 ? {} : { childEnv }),
     gates: values.gate ?? [],
     ...(values.verification === undefined ? {} : { verification: values.verification }),
+    ...(values.overrides === undefined ? {} : { overrides: values.overrides }),
     ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
     ...(values.answer === undefined ? {} : { answer: values.answer }),
     ...(reviewer === undefined ? {} : { reviewer }),

@@ -11,7 +11,7 @@
 import { InputError } from '../common/errors.js';
 import type { BlobReader, GitPort, LoggedCommit } from '../effects/git.js';
 import { type HistoryCommit, historyFromLog, type LoopHistory } from '../gauntlet/history.js';
-import { parseLedger } from '../gauntlet/ledger.js';
+import { historicLedger } from '../gauntlet/legacy-allowance.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { compactCommit, historyCacheFile, loadHistoryCache, saveHistoryCache } from './history-cache.js';
 
@@ -181,7 +181,7 @@ async function replayWithBlobs(
     const sha = (commits[source] as HistoryCommit).sha;
     if (!ledgers.has(sha)) {
       const blob = await reader().read(sha, ledgerPath);
-      ledgers.set(sha, blob === null ? null : parseLedger(blob.toString('utf8')).ledger);
+      ledgers.set(sha, blob === null ? null : historicLedger(blob.toString('utf8')));
     }
     return ledgers.get(sha) ?? null;
   });

@@ -9,6 +9,7 @@ import { readFileIfExists } from '../effects/files.js';
 import { createGitPort } from '../effects/git.js';
 import { resolveGitDir, resolveWorktreeRoot } from '../effects/git-dir.js';
 import { parseLedger } from '../gauntlet/ledger.js';
+import { overridesVerification, VERIFICATION_SECTION } from '../gauntlet/overrides.js';
 
 /**
  * The default ledger path for a spec (§6 A1, the plan path convention): `<specDir>/../plans/<spec
@@ -93,6 +94,59 @@ export function discoverVerification(worktree: string): string | null {
     // no Makefile
   }
   return found.length === 1 ? (found[0] as string) : null;
+}
+
+/** The overrides file read when `--overrides` is not given (only when it exists). */
+export const DEFAULT_OVERRIDES_PATH = '.loopchart/overrides.md';
+
+/** The verification command of a fresh ledger and where it came from (printed as its source). */
+export interface VerificationChoice {
+  readonly command: string;
+  /** e.g. `--verification`, `.loopchart/overrides.md ## verification-before-completion`, `discovered: package.json test script`. */
+  readonly source: string;
+}
+
+/**
+ * The verification command of a fresh ledger, in the protocol's resolution order (§3.1 step 1,
+ * docs/decisions/rules.md): the caller's `--verification` (standing for the table's unreachable
+ * first row), else the overrides file's `## verification-before-completion` section (exactly one
+ * backticked command), else discovery from the project manifest.
+ *
+ * @param worktree the worktree root
+ * @param options the explicit command and the overrides path (repo-relative or absolute; default
+ *   {@link DEFAULT_OVERRIDES_PATH}, read only when it exists)
+ * @throws InputError `run.overrides` when the section has zero or several commands, or a named
+ *   overrides file is missing; `run.verification` when nothing resolves a command
+ */
+export function resolveVerification(
+  worktree: string,
+  options: { readonly explicit?: string; readonly overrides?: string },
+): VerificationChoice {
+  if (options.explicit !== undefined) return { command: options.explicit, source: '--verification' };
+  const overridesPath = options.overrides ?? DEFAULT_OVERRIDES_PATH;
+  const absolute = resolve(worktree, overridesPath);
+  if (existsSync(absolute)) {
+    const found = overridesVerification(readFileSync(absolute, 'utf8'));
+    if (found.kind === 'error')
+      throw new InputError(
+        'run.overrides',
+        `configuration error in the overrides file ${overridesPath} line ${found.line}: ${found.reason}`,
+      );
+    if (found.kind === 'command')
+      return { command: found.command, source: `${overridesPath} ${VERIFICATION_SECTION}` };
+  } else if (options.overrides !== undefined)
+    throw new InputError('run.overrides', `the overrides file ${options.overrides} does not exist`);
+  const discovered = discoverVerification(worktree);
+  if (discovered === null)
+    throw new InputError(
+      'run.verification',
+      'cannot resolve the verification command from the project manifest: give it with --verification "<command>" or in the overrides file\'s ## verification-before-completion section',
+    );
+  return {
+    command: discovered,
+    source:
+      discovered === 'npm test' ? 'discovered: package.json test script' : 'discovered: Makefile test target',
+  };
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   renderHumanStop,
 } from '../gauntlet/human-stop.js';
 import { parseLedger } from '../gauntlet/ledger.js';
+import { legacyAllowance } from '../gauntlet/legacy-allowance.js';
 import { effectiveImplModel } from '../gauntlet/model-fallback.js';
 import { DEFAULT_ALLOWANCE } from '../gauntlet/seed.js';
 import type { Ledger } from '../gauntlet/types.js';
@@ -44,8 +45,8 @@ import {
   checkLedgerBase,
   checkRunPaths,
   defaultLedgerPath,
-  discoverVerification,
   repoRelative,
+  resolveVerification,
   specOfLedger,
   worktreeRootOf,
 } from './run-paths.js';
@@ -92,8 +93,13 @@ export interface LoopRunnerOptions {
   readonly child?: string;
   /** Extra gates after the ledger's verification command. */
   readonly gates?: readonly string[];
-  /** The verification command a fresh ledger records (default: discovered, e.g. `npm test`). */
+  /** The verification command a fresh ledger records (default: the overrides file, then discovered, e.g. `npm test`). */
   readonly verification?: string;
+  /**
+   * The overrides file whose `## verification-before-completion` section supplies a fresh ledger's
+   * verification command (default `.loopchart/overrides.md`, read only when it exists).
+   */
+  readonly overrides?: string;
   readonly settings?: LoopRunnerSettings;
   /** The transcript file (default `<git dir>/loopchart/transcript.jsonl`); `false` for none. */
   readonly transcript?: string | false;
@@ -219,6 +225,8 @@ interface ResolvedRun {
   readonly specPath: string;
   readonly ledgerPath: string;
   readonly verification: string;
+  /** Where a fresh ledger's verification command came from (printed once), `null` on resume. */
+  readonly verificationSource: string | null;
 }
 
 async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
@@ -235,7 +243,9 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
   await checkRunPaths(worktree, { specPath, ledgerPath });
   const ledgerText = await readWorktreeFile(worktree, ledgerPath);
   const parsedLedger = ledgerText === null ? null : parseLedger(ledgerText);
-  const existing = parsedLedger?.ledger ?? null;
+  // A legacy `cap:` ledger is admitted: the machine's restore migrates it (`loop: migrate allowance`).
+  const legacy = ledgerText !== null && parsedLedger?.ledger === null ? legacyAllowance(ledgerText) : null;
+  const existing = parsedLedger?.ledger ?? (legacy?.kind === 'migrate' ? legacy.ledger : null);
   if (parsedLedger !== null && existing === null)
     throw new InputError(
       'run.ledger',
@@ -243,13 +253,21 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
       parsedLedger.findings,
     );
   if (existing !== null) await checkLedgerBase(worktree, ledgerPath, existing.base);
-  const verification = options.verification ?? existing?.verification ?? discoverVerification(worktree);
-  if (verification === null)
-    throw new InputError(
-      'run.verification',
-      'cannot resolve the verification command from the project manifest: give it with --verification "<command>"',
-    );
-  return { worktree, specPath, ledgerPath, verification };
+  // A resumed ledger keeps its own command; a fresh one resolves it in the protocol's order.
+  if (existing !== null && options.verification === undefined)
+    return { worktree, specPath, ledgerPath, verification: existing.verification, verificationSource: null };
+  const choice = resolveVerification(worktree, {
+    ...(options.verification === undefined ? {} : { explicit: options.verification }),
+    ...(options.overrides === undefined ? {} : { overrides: options.overrides }),
+  });
+  return {
+    worktree,
+    specPath,
+    ledgerPath,
+    verification: choice.command,
+    // The caller's own command needs no source line; the overrides file and discovery do.
+    verificationSource: existing === null && options.verification === undefined ? choice.source : null,
+  };
 }
 
 /**
@@ -413,6 +431,12 @@ async function drive(
     notices.push(event.text);
     options.onNotice?.(event.text);
   });
+  // §3.1 step 1: print where a fresh ledger's verification command came from.
+  if (run.verificationSource !== null && (await diskLedger()) === null) {
+    const text = `verification: ${run.verification} (source: ${run.verificationSource})`;
+    notices.push(text);
+    options.onNotice?.(text);
+  }
   const started = performance.now();
   if (options.onProgress !== undefined) {
     const progress = options.onProgress;

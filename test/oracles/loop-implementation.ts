@@ -75,7 +75,11 @@ interface ContextView {
   readonly stopLedger: LedgerView | null;
   readonly problem: { readonly message: string } | null;
   readonly error: string | null;
-  readonly workspace: { readonly head: string; readonly savedLedgerText: string | null } | null;
+  readonly workspace: {
+    readonly head: string;
+    readonly ledgerText: string | null;
+    readonly savedLedgerText: string | null;
+  } | null;
   readonly history: { readonly verificationRepairs: number };
 }
 interface Snapshot {
@@ -126,6 +130,8 @@ const INVALID_TEXT: Record<string, RegExp> = {
   'settings tool unavailable': /settings tool unavailable/,
   'plan check found problems': /does not check|plan check/i,
   'pending tuple without a recoverable before-image': /pending tuple .*cannot be (read|recovered)/,
+  'legacy cap: ledger that cannot be migrated':
+    /^cannot migrate the legacy ledger \S+: the legacy cap: value "two" is not a non-negative integer$/,
   'preconditions (checks:, allowance:, escalateAfter)':
     /^(ledger has no allowance: line - resume through \/skill:gauntlet-resume|ledger has no checks: line.*|cannot resolve escalation threshold: settings tool unavailable \(loopEngine\.escalateAfter\))$/,
 };
@@ -699,6 +705,27 @@ function checkInvocation(
         ],
       );
       return;
+    }
+    case 'commitMigration': {
+      // §3.2 / RS3: `loop: migrate allowance`; the allowance takes the legacy cap: value (our
+      // decision where the protocol is silent); rows and decisions unchanged; nothing pending.
+      const text = c.workspace?.ledgerText ?? '';
+      const cap = /^cap: (\d+)$/m.exec(text)?.[1];
+      const before = readLedgerText(text.replace(/^cap: (\d+)$/m, 'allowance: $1'));
+      const ledger = input.ledger as LedgerView;
+      return oracle.same(
+        step,
+        what,
+        [input.subject, input.body, ledger.allowance, plainRows(ledger), ledger.decisions, ledger.pending],
+        [
+          'loop: migrate allowance',
+          `cap: ${cap}\nallowance: ${cap}`,
+          Number(cap),
+          before?.rows,
+          before?.decisions,
+          null,
+        ],
+      );
     }
     case 'commitChoice':
     case 'commitReopen':

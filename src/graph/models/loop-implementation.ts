@@ -14,6 +14,7 @@ import type { JsonValue } from '../../common/json-value.js';
 import { formatChildBody } from '../../gauntlet/commits.js';
 import { type DispatchPlan, planDispatch } from '../../gauntlet/dispatch.js';
 import { serializeLedger } from '../../gauntlet/ledger.js';
+import { legacyAllowance } from '../../gauntlet/legacy-allowance.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 import {
   BASE,
@@ -126,6 +127,22 @@ const workspaces: EventPayload[] = [
     savedLedgerText: serializeLedger(allClosed.ledger),
   },
   {
+    name: 'restore, legacy cap: ledger',
+    head: BASE,
+    porcelain: ' M notes.txt',
+    ledgerText: legacyCapLedgerText(),
+    specText: WORLD_SPEC,
+    savedLedgerText: null,
+  },
+  {
+    name: 'restore, legacy cap: ledger with a cap that is not a number',
+    head: BASE,
+    porcelain: '',
+    ledgerText: legacyCapLedgerText().replace(/^cap: \d+$/m, 'cap: two'),
+    specText: WORLD_SPEC,
+    savedLedgerText: null,
+  },
+  {
     name: 'restore, tuple without a before-image',
     head: rowReady.head,
     porcelain: '',
@@ -217,6 +234,7 @@ const actorIds = [
   'commitUnreachableCut',
   'commitChoice',
   'commitReopen',
+  'commitMigration',
   'discardChanges',
   'runGates',
   'resolveRepairModel',
@@ -353,6 +371,7 @@ export function loopProjection(context: LoopContext): JsonValue {
     review: context.review === null ? null : context.review.role,
     grant: context.spec?.amendGrant.kind === 'active',
     reservation: context.workspace?.reservation != null,
+    legacy: context.workspace?.ledgerText == null ? null : legacyAllowance(context.workspace.ledgerText).kind,
   };
 }
 
@@ -404,6 +423,7 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
     'xstate.done.actor.commitUnreachableCut': committed,
     'xstate.done.actor.commitChoice': committed,
     'xstate.done.actor.commitReopen': committed,
+    'xstate.done.actor.commitMigration': committed,
     'xstate.done.actor.discardChanges': [{ output: { clean: true } }, { output: { clean: false } }],
     'xstate.done.actor.runGates': [
       // HEAD moved: the gates produced tracked changes and the host committed them.

@@ -2,14 +2,15 @@
 # The consumer test (issue 14): packs loopchart, installs the tarball into a fresh project with the
 # oldest and the newest xstate 5 the peer range claims, type-checks and runs the README's examples
 # there (ESM), loads the entries from CommonJS, and imports loopchart/host with @viz-js removed.
-# Needs the registry; run after `npm run build` (about 75 s per xstate version). Not yet part of
-# .ci/run: see docs/decisions/package.md P1 for what it still reports.
-# Usage: .ci/consumer-test.sh [xstate versions...]
+# Installs through npm (its local cache first, else the registry); run after `npm run build`.
+# .ci/run runs it after `npm test` (time: docs/decisions/package.md P10).
+# Usage: .ci/consumer-test.sh [xstate versions...]   (default: the peer range's floor and the newest 5.x)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 versions=("$@")
-[ ${#versions[@]} -eq 0 ] && versions=(5.21.0 "$(npm view 'xstate@^5' version | tail -1 | awk '{print $NF}' | tr -d "'")")
+floor=$(node -p "require('./package.json').peerDependencies.xstate.replace(/^\\^/, '')")
+[ ${#versions[@]} -eq 0 ] && versions=("$floor" "$(npm view 'xstate@^5' version | tail -1 | awk '{print $NF}' | tr -d "'")")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 npm pack --ignore-scripts --pack-destination "$work" >/dev/null 2>&1
@@ -23,7 +24,7 @@ for version in "${versions[@]}"; do
   cat > package.json <<JSON
 { "name": "consumer", "private": true, "type": "module" }
 JSON
-  npm install --no-audit --no-fund --silent "$tarball" "xstate@$version" "@xstate/graph@^3.0.4" "@types/node@20"
+  npm install --prefer-offline --no-audit --no-fund --silent "$tarball" "xstate@$version" "@xstate/graph@^3.0.4" "@types/node@20"
   cat > tsconfig.json <<'JSON'
 { "compilerOptions": { "module": "nodenext", "moduleResolution": "nodenext", "target": "es2022",
   "strict": true, "skipLibCheck": false, "rootDir": "src", "outDir": "out", "types": ["node"] }, "include": ["src"] }
@@ -43,23 +44,34 @@ if (result.status === 'stopped') console.log(result.stopText); // answer later w
 if (result.status !== 'invalid' || result.code !== 'git.not-a-worktree') throw new Error(`unexpected ${result.status}`);
 console.log(`runner: ${result.status} (${result.code})`);
 TS
-  # README: drive a statechart with your own effects.
+  # README: drive a statechart with your own effects, actors typed by their contracts.
   cat > src/machine.ts <<'TS'
 import { createActor, fromPromise } from 'xstate';
-import { loopImplementationMachine, renderHumanStop } from 'loopchart';
+import {
+  type ChildReport,
+  type DispatchPlan,
+  type LoopImplementationActors,
+  loopImplementationMachine,
+  renderHumanStop,
+  type WorkspaceFacts,
+} from 'loopchart';
 
-async function myWorkspaceFacts(): Promise<never> {
+async function myWorkspaceFacts(_ledger: string, _spec: string): Promise<WorkspaceFacts> {
   throw new Error('not used in this check');
 }
-async function runMyAgent(_plan: unknown): Promise<never> {
+async function runMyAgent(_plan: DispatchPlan, _signal: AbortSignal): Promise<ChildReport> {
   throw new Error('not used in this check');
 }
+
+const inspectWorkspace: LoopImplementationActors['inspectWorkspace'] = fromPromise(async ({ input }) =>
+  myWorkspaceFacts(input.ledgerPath, input.specPath),
+);
+const dispatchChild: LoopImplementationActors['dispatchChild'] = fromPromise(async ({ input, signal }) =>
+  runMyAgent(input.plan, signal),
+);
 
 const machine = loopImplementationMachine.provide({
-  actors: {
-    inspectWorkspace: fromPromise(async () => myWorkspaceFacts()),
-    dispatchChild: fromPromise(async ({ input }) => runMyAgent(input.plan)),
-  },
+  actors: { inspectWorkspace, dispatchChild },
 });
 const actor = createActor(machine, {
   input: { ledgerPath: 'doc/plans/x.md', specPath: 'doc/specs/x.md', verification: 'npm test' },

@@ -30,6 +30,27 @@ describe('comparing runs of different check sets', () => {
     expect(error.unexpected).toEqual([]);
     expect(error.message).toMatch(/frozen check set.*missing lint/);
     expect(error.message).not.toMatch(/not in the frozen contract/);
+    expect(error.message).not.toMatch(/order differs/);
+  });
+
+  it('lists several missing or unexpected checks, comma-separated', () => {
+    const solo = runFailing(contractOf({ existingChecks: [] }), 1, []);
+    expect(refusal(solo).message).toMatch(/missing unit, lint\)/);
+    const wide = runFailing(
+      contractOf({
+        existingChecks: [
+          { name: 'unit', command: 'npm test' },
+          { name: 'lint', command: 'npm run lint' },
+          { name: 'e2e', command: 'npm run e2e' },
+          { name: 'docs', command: 'npm run docs' },
+        ],
+      }),
+      1,
+      [],
+    );
+    const error = refusal(wide);
+    expect(error.unexpected).toEqual(['e2e', 'docs']);
+    expect(error.message).toMatch(/not in the frozen contract: e2e, docs\)/);
   });
 
   it('names a check that is not in the frozen contract', () => {
@@ -54,6 +75,21 @@ describe('comparing runs of different check sets', () => {
     expect(error.missing).toEqual([]);
     expect(error.unexpected).toEqual([]);
     expect(error.message).toMatch(/check order differs from the frozen contract/);
+  });
+
+  it('a run with one check more is refused even when the frozen checks line up before it', () => {
+    const extra = runFailing(
+      contractOf({
+        existingChecks: [
+          { name: 'unit', command: 'npm test' },
+          { name: 'lint', command: 'npm run lint' },
+          { name: 'e2e', command: 'npm run e2e' },
+        ],
+      }),
+      1,
+      [],
+    );
+    expect(refusal(extra).unexpected).toEqual(['e2e']);
   });
 
   it('a run with one check fewer is refused even when the others line up', () => {

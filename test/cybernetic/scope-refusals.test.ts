@@ -28,6 +28,12 @@ describe('scope path refusals', () => {
     });
   }
 
+  it('whitespace at the edges of the whole path is reported as such, not as a segment', () => {
+    const result = normalizeScopePath('src/a ');
+    expect(result).toMatchObject({ ok: false, code: 'cybernetic.scope.path-whitespace' });
+    if (!result.ok) expect(result.reason).not.toMatch(/segment/);
+  });
+
   it('a drive letter counts only at the start; a .git-like name is not the git directory', () => {
     expect(normalizeScopePath('notes/c:/a')).toEqual({ ok: true, path: 'notes/c:/a' });
     expect(normalizeScopePath('src/.github/workflows')).toEqual({ ok: true, path: 'src/.github/workflows' });

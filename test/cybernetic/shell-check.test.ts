@@ -95,6 +95,7 @@ describe('judging one execution', () => {
         judgeCheck(check, execution);
       } catch (error) {
         expect(error).toBeInstanceOf(InvalidCheckExecutionError);
+        expect((error as InvalidCheckExecutionError).code).toBe('cybernetic.check-execution-invalid');
         return (error as Error).message;
       }
       throw new Error('not refused');

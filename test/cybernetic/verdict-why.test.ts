@@ -60,6 +60,8 @@ describe('why a cybernetic run stopped', () => {
     expect(text).toMatch(/run 2\b/);
     expect(text).toMatch(/\blint\b/);
     expect(text).not.toMatch(/\bunit\b/);
+    const both = recordRun(contract, 2, executions(contract, { lint: 'unavailable', unit: 'unavailable' }));
+    expect(why(decideAfterRun(facts([baseline], baseline, both)))).toMatch(/run 2, unit, lint could not/);
   });
 
   it('repeated equivalent failure: names both runs and the failing set', () => {

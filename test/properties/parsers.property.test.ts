@@ -6,11 +6,15 @@
  * docs/ledger-format.md by a writer in this file) parses to the values it was written from and
  * serializes back to the same bytes.
  *
- * Review returns are not in the list: loopchart has no review-return parser yet.
+ * The verify half's readers of untrusted text (review returns, the overrides file, legacy `cap:`
+ * ledgers) are not exported from the package root; they are imported from their modules below.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCoverageReport } from '../../src/entry-testing.js';
+import { historicLedger, legacyAllowance } from '../../src/gauntlet/legacy-allowance.js';
+import { overridesVerification } from '../../src/gauntlet/overrides.js';
+import { parseReviewReturn, type ReviewRole } from '../../src/gauntlet/review.js';
 import {
   checkLedger,
   checkRepairRounds,
@@ -808,6 +812,156 @@ describe('RPI rounds, crank waves, the cybernetic run input, the loop protocol',
           namedOnly(() => parseCoverageReport(text));
         },
       ),
+      settings,
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The verify half: review returns (docs/review-contract.md), the overrides file's verification
+// command (gauntlet-protocol §3.1: exactly one backticked command), legacy `cap:` ledgers.
+
+describe('review returns, the overrides file and legacy ledgers', () => {
+  const roles: readonly ReviewRole[] = ['whole-diff', 'conformance'];
+  const oneLine = fc.string({ minLength: 1, maxLength: 12 }).filter((t) => !t.includes('\n'));
+  const gapId = fc.nat({ max: 30 }).map((n) => `G${n}`);
+
+  /** A return the contract admits, written from docs/review-contract.md, not from the schema. */
+  const validReturn = fc.oneof(
+    fc
+      .record({
+        verdict: fc.constantFrom('SHIP', 'REVISE'),
+        minors: fc.array(oneLine, { maxLength: 3 }),
+        fixTasks: fc.array(oneLine, { maxLength: 3 }),
+      })
+      .filter((r) => r.verdict === 'SHIP' || r.fixTasks.length > 0)
+      .map((r) => ({ role: 'whole-diff' as const, ...r })),
+    fc
+      .record({
+        gaps: fc.uniqueArray(fc.record({ id: gapId, text: oneLine }), {
+          maxLength: 3,
+          selector: (g) => g.id,
+        }),
+        fixTasks: fc.array(oneLine, { maxLength: 3 }),
+      })
+      .map((r) => ({
+        role: 'conformance' as const,
+        verdict: r.gaps.length === 0 ? 'CONFORMS' : 'GAPS',
+        openGaps: r.gaps,
+        fixTasks: r.fixTasks,
+      })),
+  );
+
+  it(`parseReviewReturn admits every return the contract allows, field for field (${NUM_RUNS})`, () => {
+    fc.assert(
+      fc.property(validReturn, (value) => {
+        const result = parseReviewReturn(value.role, JSON.stringify(value));
+        expect(result).toEqual({ ok: true, review: value });
+      }),
+      settings,
+    );
+  });
+
+  it(`parseReviewReturn never throws, and what it admits keeps the contract's verdict rules (${NUM_RUNS})`, () => {
+    const shaped = fc.record(
+      {
+        role: fc.oneof(fc.constantFrom(...roles), anything),
+        verdict: fc.oneof(fc.constantFrom('SHIP', 'REVISE', 'CONFORMS', 'GAPS'), anything),
+        minors: fc.oneof(fc.array(fc.string(), { maxLength: 2 }), anything),
+        fixTasks: fc.oneof(fc.array(fc.string(), { maxLength: 2 }), anything),
+        openGaps: fc.oneof(
+          fc.array(fc.record({ id: fc.oneof(gapId, fc.string()), text: fc.string() })),
+          anything,
+        ),
+      },
+      { requiredKeys: ['role', 'verdict'] },
+    );
+    const text = fc.oneof(
+      shaped.map((v) => JSON.stringify(v)),
+      json.map((v) => JSON.stringify(v)),
+      soup(['{', '}', '"role"', ':', '"conformance"', '"verdict"', '"GAPS"', ',', '[', ']', 'null'], 20),
+      raw,
+    );
+    let admitted = 0;
+    fc.assert(
+      fc.property(fc.constantFrom(...roles), fc.option(text, { nil: null }), (role, body) => {
+        const result = parseReviewReturn(role, body);
+        if (!result.ok) {
+          expect(result.miss.startsWith('review miss: ')).toBe(true);
+          return;
+        }
+        admitted++;
+        const review = result.review;
+        expect(review.role).toBe(role);
+        if (review.role === 'whole-diff')
+          expect(review.verdict === 'SHIP' || review.fixTasks.length > 0).toBe(true);
+        else expect(review.verdict === 'CONFORMS').toBe(review.openGaps.length === 0);
+      }),
+      settings,
+    );
+    // The filter above must not have turned the property into "every input is a miss".
+    expect(admitted).toBeGreaterThan(0);
+  });
+
+  it(`overridesVerification finds the one backticked command, and calls zero or several an error (${NUM_RUNS})`, () => {
+    const command = fc.stringMatching(/^[a-z][a-z0-9 ._-]{0,14}$/).filter((c) => c.trim() !== '');
+    const filler = fc.constantFrom('', 'Run this before claiming completion.', '- a note', '### detail');
+    const file = fc.record({
+      before: fc.array(filler, { maxLength: 2 }),
+      commands: fc.array(command, { maxLength: 3 }),
+      between: filler,
+      after: fc.constantFrom('', '## other section\n`not this one`'),
+    });
+    fc.assert(
+      fc.property(file, ({ before, commands, between, after }) => {
+        const text = [
+          '# Overrides',
+          ...before,
+          '## verification-before-completion',
+          ...commands.flatMap((c) => [between, `Run \`${c}\`.`]),
+          after,
+        ].join('\n');
+        const result = overridesVerification(text);
+        if (commands.length === 1)
+          expect(result).toMatchObject({ kind: 'command', command: commands[0]?.trim() });
+        else expect(result.kind).toBe('error');
+      }),
+      settings,
+    );
+  });
+
+  it(`overridesVerification, legacyAllowance and historicLedger never throw (${NUM_RUNS} each)`, () => {
+    const overrides = soup(
+      ['## verification-before-completion', '\n', '`', '```', '~~~', 'npm test', '# ', '## x', ' '],
+      25,
+    );
+    fc.assert(
+      fc.property(fc.oneof(overrides, raw), (text) => {
+        const result = overridesVerification(text);
+        expect(['absent', 'command', 'error']).toContain(result.kind);
+      }),
+      settings,
+    );
+    const legacy = fc.oneof(
+      mutatedLedger.map((t) => t.replace(/^allowance:/m, 'cap:')),
+      soup([...LEDGER_TOKENS, 'cap: 4\n', 'cap: x\n', 'cap:\n'], 40),
+    );
+    fc.assert(
+      fc.property(legacy, (text) => {
+        const result = legacyAllowance(text);
+        expect(['current', 'migrate', 'invalid']).toContain(result.kind);
+        if (result.kind === 'migrate') expect(parseLedger(result.text).ledger).not.toBeNull();
+        historicLedger(text);
+      }),
+      settings,
+    );
+  });
+
+  it(`a valid current ledger is never migrated (${NUM_RUNS})`, () => {
+    fc.assert(
+      fc.property(ledgerModel, (model) => {
+        expect(legacyAllowance(writeLedger(model))).toEqual({ kind: 'current' });
+      }),
       settings,
     );
   });

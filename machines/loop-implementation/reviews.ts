@@ -110,21 +110,29 @@ export const wholeDiffReviewState = loopSetup.createStateConfig({
         onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },
     },
-    fixing: {
-      description: 'One fix round, then the full gate set before the re-review',
-      invoke: {
-        id: 'wholeDiffFixRound',
-        src: 'runFixRound',
-        input: ({ context }) => fixRequest(context),
-        onDone: {
-          target: '#loop-implementation.verify.gates',
-          actions: assign({ head: ({ event }) => event.output.head }),
-        },
-        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
-      },
-    },
+    fixing: fixRoundState('wholeDiffFixRound', 'One fix round, then the full gate set before the re-review'),
   },
 });
+
+/**
+ * A fix round of either review: the fixer runs once, then the whole gate set runs again before
+ * the re-review. The two reviews differ only in the invocation's id and the description.
+ */
+function fixRoundState(id: 'wholeDiffFixRound' | 'conformanceFixRound', description: string) {
+  return loopSetup.createStateConfig({
+    description,
+    invoke: {
+      id,
+      src: 'runFixRound',
+      input: ({ context }) => fixRequest(context),
+      onDone: {
+        target: '#loop-implementation.verify.gates',
+        actions: assign({ head: ({ event }) => event.output.head }),
+      },
+      onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+    },
+  });
+}
 
 /** Step 3: the conformance review, its fix loop, the cap, funding and the step-6 stop. */
 export const conformanceReviewState = loopSetup.createStateConfig({
@@ -219,19 +227,10 @@ export const conformanceReviewState = loopSetup.createStateConfig({
         onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },
     },
-    fixing: {
-      description: 'One conformance fix round, then the full gate set before the re-review',
-      invoke: {
-        id: 'conformanceFixRound',
-        src: 'runFixRound',
-        input: ({ context }) => fixRequest(context),
-        onDone: {
-          target: '#loop-implementation.verify.gates',
-          actions: assign({ head: ({ event }) => event.output.head }),
-        },
-        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
-      },
-    },
+    fixing: fixRoundState(
+      'conformanceFixRound',
+      'One conformance fix round, then the full gate set before the re-review',
+    ),
   },
 });
 

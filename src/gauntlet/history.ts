@@ -31,6 +31,34 @@ export interface HistoryOptions {
   readonly ledger: Ledger;
   /** Repo-relative path of the ledger file; a child commit touching only it changed no file outside the ledger. */
   readonly ledgerPath: string;
+  /**
+   * A memo of what earlier replays derived from commit ledgers, by commit SHA (see
+   * {@link CommitLedgerFacts}): read before a ledger is asked for, and extended with every fact
+   * this replay derives. Valid only for the same ledger base and ledger path, on a branch where
+   * the commit has the same history since the base (a host keeps it in its history cache, keyed
+   * and checked like the commits). The commits' SHAs must be distinct, as git's are. Default: none.
+   */
+  readonly facts?: Map<string, CommitLedgerFacts>;
+}
+
+/**
+ * What the replay derives from the ledger one commit left (and the ledger before it): everything a
+ * ledger request serves. A commit's facts depend only on the commits from the ledger base to it,
+ * never on later ones, so a host can keep them with the commit and a resume needs no ledger
+ * version it has seen (an append-only ledger's versions grow with the branch). A field is present
+ * once derived; `null` means "derived: none, or the ledger did not parse".
+ */
+export interface CommitLedgerFacts {
+  /** Child commits: the target's decision line the commit added (§1.5: the previous decision). */
+  readonly target?: string | null;
+  /** `loop: row <n> …` commits: row `<n>`'s status and evidence cells as the commit left them. */
+  readonly cells?: { readonly status: string; readonly evidence: string } | null;
+  /** `loop: repair row|seed …` commits: what the repair says about the dispatch it repaired. */
+  readonly repair?: RepairKind;
+  /** Child commits changing only the ledger: whether they changed no row status either (§3.8). */
+  readonly empty?: boolean;
+  /** `loop: seed evidence` commits: the seed decision lines (`row 0 done | …`) the commit added. */
+  readonly seeds?: readonly string[] | null;
 }
 
 /** A commit named by the history: enough to show a person which commit decided something. */
@@ -202,8 +230,11 @@ function emptyRowHistory(row: number): RowHistory {
 // ---------------------------------------------------------------------------------------------
 // Reading one commit
 
-/** What a parent repair commit says about the dispatch it repaired. */
-type RepairKind =
+/**
+ * What a parent repair commit says about the dispatch it repaired: a validation miss (with the
+ * concrete miss), an interruption, or neither (treated like an interruption: it proves no miss).
+ */
+export type RepairKind =
   | { readonly kind: 'miss'; readonly miss: string }
   | { readonly kind: 'interrupted' }
   /** Neither evidence nor body says which: treated like an interrupted repair (it proves no miss). */
@@ -353,6 +384,8 @@ type Lazy<T> = Generator<LedgerRequest, T, Ledger | null>;
  */
 class Replay {
   readonly subjects: CommitSubject[];
+  /** The caller's memo of facts derived from ledgers, by commit SHA, or `null`. */
+  private readonly facts: Map<string, CommitLedgerFacts> | null;
   /** Index of the next commit with a loop subject, or -1. */
   private readonly nextLoop: Int32Array;
   private readonly ledgers = new Map<number, Ledger | null>();
@@ -364,7 +397,9 @@ class Replay {
   constructor(
     readonly commits: readonly HistoryCommit[],
     readonly ledgerPath: string,
+    facts?: Map<string, CommitLedgerFacts>,
   ) {
+    this.facts = facts ?? null;
     this.subjects = commits.map((commit) => parseSubject(commit.subject));
     this.nextLoop = new Int32Array(commits.length);
     let next = -1;
@@ -376,6 +411,24 @@ class Replay {
 
   private commit(index: number): HistoryCommit {
     return this.commits[index] as HistoryCommit;
+  }
+
+  /**
+   * The fact `key` of commit `index`: from the memo when it is there, else derived by `derive` (a
+   * generator not started yet, so an answer from the memo asks for no ledger) and kept.
+   */
+  private *fact<K extends keyof CommitLedgerFacts>(
+    index: number,
+    key: K,
+    derive: Lazy<Exclude<CommitLedgerFacts[K], undefined>>,
+  ): Lazy<Exclude<CommitLedgerFacts[K], undefined>> {
+    if (this.facts === null) return yield* derive;
+    const sha = this.commit(index).sha;
+    const known = this.facts.get(sha)?.[key];
+    if (known !== undefined) return known as Exclude<CommitLedgerFacts[K], undefined>;
+    const value = yield* derive;
+    this.facts.set(sha, { ...this.facts.get(sha), [key]: value });
+    return value;
   }
 
   *ledgerAt(index: number): Lazy<Ledger | null> {
@@ -413,7 +466,7 @@ class Replay {
     const body = this.commit(index).body;
     const kind =
       subject.kind === 'repair-row'
-        ? rowRepairKind(yield* this.ledgerAt(index), body, subject.row)
+        ? yield* this.fact(index, 'repair', this.rowRepairOf(index, body, subject.row))
         : seedRepairKind(body);
     this.repairKinds.set(index, kind);
     return kind;
@@ -426,6 +479,10 @@ class Replay {
    * interrupted repair never rejects an earlier commit. A repair whose body names a dispatch tuple
    * made on top of this commit belongs to a later dispatch, so it does not reject it either.
    */
+  private *rowRepairOf(index: number, body: string, row: number): Lazy<RepairKind> {
+    return rowRepairKind(yield* this.ledgerAt(index), body, row);
+  }
+
   *isRejected(index: number): Lazy<boolean> {
     const known = this.rejected.get(index);
     if (known !== undefined) return known;
@@ -449,6 +506,10 @@ class Replay {
   *isEmptyChildCommit(index: number): Lazy<boolean> {
     const own = normalizePath(this.ledgerPath);
     if (this.commit(index).paths.some((path) => normalizePath(path) !== own)) return false;
+    return yield* this.fact(index, 'empty', this.noStatusChanged(index));
+  }
+
+  private *noStatusChanged(index: number): Lazy<boolean> {
     const after = yield* this.ledgerAt(index);
     const before = yield* this.before(index);
     // Without both ledgers the status change cannot be proven absent: count it as progress.
@@ -465,6 +526,33 @@ class Replay {
 
   /** The target's decision line added by an admitted child commit. */
   *targetDecision(index: number): Lazy<string | null> {
+    return yield* this.fact(index, 'target', this.addedTarget(index));
+  }
+
+  /** The seed decision lines a `loop: seed evidence` commit added, or `null` without its ledger. */
+  *addedSeeds(index: number): Lazy<readonly string[] | null> {
+    return yield* this.fact(index, 'seeds', this.addedSeedLines(index));
+  }
+
+  private *addedSeedLines(index: number): Lazy<readonly string[] | null> {
+    const added = yield* this.addedDecisions(index);
+    return added === null ? null : added.filter((line) => parseDecision(line).kind === 'seed');
+  }
+
+  /** The subject row's status and evidence as a `loop: row <n> …` commit left them. */
+  *rowCells(index: number, row: number): Lazy<{ readonly status: string; readonly evidence: string } | null> {
+    return yield* this.fact(index, 'cells', this.cellsAt(index, row));
+  }
+
+  private *cellsAt(
+    index: number,
+    row: number,
+  ): Lazy<{ readonly status: string; readonly evidence: string } | null> {
+    const cells = (yield* this.ledgerAt(index))?.rows.find((candidate) => candidate.row === row);
+    return cells === undefined ? null : { status: cells.status, evidence: cells.evidence };
+  }
+
+  private *addedTarget(index: number): Lazy<string | null> {
     const subject = this.subjects[index] as CommitSubject;
     const added = yield* this.addedDecisions(index);
     if (added === null) return null;
@@ -537,8 +625,7 @@ function* seedSurvivalOf(replay: Replay, ledger: Ledger): Lazy<SeedSurvival | nu
   for (let i = replay.commits.length - 1; i >= 0; i--) {
     if ((replay.subjects[i] as CommitSubject).kind !== 'seed-evidence') continue;
     if (yield* replay.isRejected(i)) continue;
-    const added = yield* replay.addedDecisions(i);
-    const decision = added?.find((line) => parseDecision(line).kind === 'seed' && now.has(line));
+    const decision = (yield* replay.addedSeeds(i))?.find((line) => now.has(line));
     if (decision !== undefined) return { sha: (replay.commits[i] as HistoryCommit).sha, decision };
   }
   return null;
@@ -562,7 +649,7 @@ function* latestAdmissionOf(replay: Replay): Lazy<AdmittedReturn | null> {
     const subject = subjects[i] as CommitSubject;
     if (subject.kind !== 'row' || (yield* replay.isRejected(i))) continue;
     const row = subject.row;
-    const cells = (yield* replay.ledgerAt(i))?.rows.find((candidate) => candidate.row === row);
+    const cells = yield* replay.rowCells(i, row);
     const admittedStatus =
       cells?.status === 'done' || cells?.status === 'failed' ? cells.status : subject.status;
     let answeredBy: CommitRef | null = null;
@@ -708,7 +795,7 @@ export function* replayHistory(
 
 function* replayChecked(commits: readonly HistoryCommit[], options: HistoryOptions): Lazy<LoopHistory> {
   const { ledger, ledgerPath } = options;
-  const replay = new Replay(commits, ledgerPath);
+  const replay = new Replay(commits, ledgerPath, options.facts);
   const facts = subjectFacts(replay, ledger);
   const rows: RowHistory[] = [];
   for (const cells of ledger.rows) rows.push(yield* rowHistory(replay, facts.windows, cells.row));

@@ -1,8 +1,10 @@
 /**
  * The incremental history cache: the commits of `<ledger base>..<sha>` as the history reads them
- * (subject, repair bodies, whether the ledger and other paths changed), kept under the worktree's
- * git directory (`git rev-parse --git-path loopchart/history/…`, never in the worktree) so that a
- * resume or the next iteration asks git only for the commits since `<sha>`.
+ * (subject, repair bodies, whether the ledger and other paths changed) and the facts the replay
+ * derived from their ledgers (the latest admission's decision line and cells, repair kinds, empty
+ * returns), kept under the worktree's git directory (`git rev-parse --git-path
+ * loopchart/history/…`, never in the worktree) so that a resume or the next iteration asks git only
+ * for the commits since `<sha>` and reads no ledger version whose facts it already holds.
  *
  * The cache is an optimisation and never an authority: a file that does not parse, was written by
  * another format version, names another ledger base or ledger path, or whose `<sha>` is not the
@@ -12,10 +14,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseSubject } from '../gauntlet/commits.js';
-import type { HistoryCommit } from '../gauntlet/history.js';
+import type { CommitLedgerFacts, HistoryCommit, RepairKind } from '../gauntlet/history.js';
 
-/** Bumped whenever what a cached commit keeps changes; older files are ignored. */
-export const HISTORY_CACHE_VERSION = 1;
+/**
+ * Bumped whenever what a cached commit keeps, or how a fact is derived, changes; other versions are
+ * ignored. 2: the facts derived from commit ledgers.
+ */
+export const HISTORY_CACHE_VERSION = 2;
 
 /** What one cache file holds. */
 export interface HistoryCacheEntry {
@@ -28,6 +33,8 @@ export interface HistoryCacheEntry {
   readonly head: string;
   /** The commits of `base..head`, oldest first, compacted by {@link compactCommit}. */
   readonly commits: readonly HistoryCommit[];
+  /** Facts the replay derived from ledgers, by commit SHA; only for commits of `commits`. */
+  readonly facts: ReadonlyMap<string, CommitLedgerFacts>;
 }
 
 const OBJECT_NAME = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
@@ -81,9 +88,48 @@ function isCommit(value: unknown): value is HistoryCommit {
   );
 }
 
+function isRepairKind(value: unknown): value is RepairKind {
+  if (typeof value !== 'object' || value === null) return false;
+  const { kind, miss } = value as { kind?: unknown; miss?: unknown };
+  if (kind === 'miss') return typeof miss === 'string' && Object.keys(value).length === 2;
+  return (kind === 'interrupted' || kind === 'unknown') && Object.keys(value).length === 1;
+}
+
+function isStringOrNull(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+/** The facts of one cached commit, checked field by field; `null` when anything is off. */
+function factsOf(value: unknown): CommitLedgerFacts | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const facts: { -readonly [K in keyof CommitLedgerFacts]: CommitLedgerFacts[K] } = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (key === 'target' && isStringOrNull(field)) facts.target = field;
+    else if (key === 'empty' && typeof field === 'boolean') facts.empty = field;
+    else if (key === 'repair' && isRepairKind(field)) facts.repair = { ...field };
+    else if (
+      key === 'seeds' &&
+      (field === null || (Array.isArray(field) && field.every((l) => typeof l === 'string')))
+    )
+      facts.seeds = field === null ? null : [...field];
+    else if (
+      key === 'cells' &&
+      (field === null ||
+        (typeof field === 'object' &&
+          typeof (field as { status?: unknown }).status === 'string' &&
+          typeof (field as { evidence?: unknown }).evidence === 'string' &&
+          Object.keys(field).length === 2))
+    )
+      facts.cells = field === null ? null : { status: field.status, evidence: field.evidence };
+    else return null;
+  }
+  return facts;
+}
+
 /**
  * Reads a cache file for `base` and `ledgerPath`; `null` when it is absent, unreadable, of another
- * version or for another ledger. The caller still checks that its head is on the branch.
+ * version or for another ledger, or holds facts it does not hold commits for. The caller still
+ * checks that its head is on the branch.
  *
  * @param file the cache file
  * @param base the ledger base expected
@@ -108,7 +154,8 @@ export async function loadHistoryCache(
     entry.ledgerPath !== ledgerPath ||
     typeof entry.head !== 'string' ||
     !OBJECT_NAME.test(entry.head) ||
-    !Array.isArray(entry.commits)
+    !Array.isArray(entry.commits) ||
+    !Array.isArray(entry.facts)
   )
     return null;
   const commits: HistoryCommit[] = [];
@@ -118,7 +165,16 @@ export async function loadHistoryCache(
     commits.push({ sha, subject, body, paths });
   }
   if (commits.length > 0 && commits.at(-1)?.sha !== entry.head) return null;
-  return { version: HISTORY_CACHE_VERSION, base, ledgerPath, head: entry.head, commits };
+  const shas = new Set(commits.map((commit) => commit.sha));
+  const facts = new Map<string, CommitLedgerFacts>();
+  for (const item of entry.facts) {
+    if (!Array.isArray(item) || item.length !== 2) return null;
+    const [sha, value] = item as unknown[];
+    const checked = factsOf(value);
+    if (typeof sha !== 'string' || !shas.has(sha) || facts.has(sha) || checked === null) return null;
+    facts.set(sha, checked);
+  }
+  return { version: HISTORY_CACHE_VERSION, base, ledgerPath, head: entry.head, commits, facts };
 }
 
 /**
@@ -136,6 +192,7 @@ export async function saveHistoryCache(file: string, entry: HistoryCacheEntry): 
     ledgerPath: entry.ledgerPath,
     head: entry.head,
     commits: entry.commits.map((c) => [c.sha, c.subject, c.body, c.paths]),
+    facts: [...entry.facts],
   });
   try {
     await mkdir(dirname(file), { recursive: true });

@@ -5,12 +5,19 @@
  *
  * Cost: one `git log` of the commits since the cached head (all of `base..HEAD` without a usable
  * cache) and one `cat-file --batch` process answering the few ledger versions the latest windows
- * need, newest first. Nothing grows with the sum of all ledger versions on the branch.
+ * need, newest first, and only for commits whose facts the cache does not hold yet (a resume at the
+ * cached head reads no ledger version). Nothing grows with the sum of all ledger versions on the
+ * branch.
  */
 
 import { InputError } from '../common/errors.js';
 import type { BlobReader, GitPort, LoggedCommit } from '../effects/git.js';
-import { type HistoryCommit, historyFromLog, type LoopHistory } from '../gauntlet/history.js';
+import {
+  type CommitLedgerFacts,
+  type HistoryCommit,
+  historyFromLog,
+  type LoopHistory,
+} from '../gauntlet/history.js';
 import { historicLedger } from '../gauntlet/legacy-allowance.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { compactCommit, historyCacheFile, loadHistoryCache, saveHistoryCache } from './history-cache.js';
@@ -130,6 +137,8 @@ async function readWith(
   let commits: HistoryCommit[] | null = null;
   let commitsRead = 0;
   let linear = false;
+  /** Facts derived from ledgers by earlier reads; trusted only when the cache continues to HEAD. */
+  let facts = new Map<string, CommitLedgerFacts>();
   if (cached !== null) {
     // A non-empty cache ends at its head, a commit of base..head that base does not reach; commits
     // that continue it linearly descend from it, so base reaches none of them either, and
@@ -143,6 +152,7 @@ async function readWith(
       commits = [...cached.commits, ...since.map((commit) => compactCommit(commit, ledgerPath))];
       commitsRead = since.length;
       linear = true;
+      facts = new Map(cached.facts);
       known(since);
     }
   }
@@ -154,11 +164,19 @@ async function readWith(
     linear = all.length === 0 || continuesLinearly(null, all, head);
     known(all);
   }
-  if (file !== null && linear && !(cacheHit && commitsRead === 0))
-    await saveHistoryCache(file, { version: 1, base, ledgerPath, head, commits });
-
-  const history = await replayWithBlobs(reader, commits, ledger, ledgerPath, ledgers);
+  // The replay only adds facts (a derived field is never rewritten), so a count tells whether it did.
+  const factsBefore = factCount(facts);
+  const history = await replayWithBlobs(reader, commits, ledger, ledgerPath, ledgers, facts);
+  const factsChanged = factCount(facts) !== factsBefore;
+  if (file !== null && linear && (!cacheHit || commitsRead > 0 || factsChanged))
+    await saveHistoryCache(file, { version: 2, base, ledgerPath, head, commits, facts });
   return { history, head, commits, commitsRead, cacheHit };
+}
+
+function factCount(facts: ReadonlyMap<string, CommitLedgerFacts>): number {
+  let count = 0;
+  for (const value of facts.values()) count += Object.keys(value).length;
+  return count;
 }
 
 async function replayWithBlobs(
@@ -167,6 +185,7 @@ async function replayWithBlobs(
   ledger: Ledger,
   ledgerPath: string,
   ledgers: Map<string, Ledger | null>,
+  facts: Map<string, CommitLedgerFacts>,
 ): Promise<LoopHistory> {
   // The commit whose ledger commit i carries: the latest at or before i that changed the ledger.
   const touching = new Int32Array(commits.length);
@@ -175,7 +194,7 @@ async function replayWithBlobs(
     if (commit.paths.includes(ledgerPath)) last = i;
     touching[i] = last;
   });
-  return historyFromLog(commits, { ledger, ledgerPath }, async (index) => {
+  return historyFromLog(commits, { ledger, ledgerPath, facts }, async (index) => {
     const source = touching[index] ?? -1;
     if (source < 0) return null;
     const sha = (commits[source] as HistoryCommit).sha;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { historyFromCommits } from '../../src/gauntlet/history.js';
+import { type CommitLedgerFacts, historyFromCommits } from '../../src/gauntlet/history.js';
 import { referenceHistory } from './history-reference.js';
 import { LEDGER_PATH, ledgerOf, RunBuilder, SOURCE_PATH } from './rules-fixtures.js';
 
@@ -66,6 +66,46 @@ describe('the lazy replay answers what the forward replay answers', () => {
         },
       ),
       { numRuns: 600 },
+    );
+  });
+
+  it('answers the same with a memo of ledger facts kept from the replays of earlier prefixes', () => {
+    // A host keeps the facts the replay derived (the latest admission's decision line, cells,
+    // repair kinds, empty returns) with each commit and hands them to the next replay of a longer
+    // branch (a resume, the next iteration). Facts of commit i depend only on commits up to i, so
+    // the memo must never change an answer, whichever prefixes filled it.
+    fc.assert(
+      fc.property(
+        fc.array(steps, { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.option(fc.constantFrom<number | 'seed' | 'verify'>(1, 2, 'seed', 'verify')),
+        (sequence, cuts, pending) => {
+          const run = new RunBuilder(
+            ledgerOf({ rows: Array.from({ length: ROWS }, () => ['open', 0] as const) }),
+          );
+          for (const step of sequence) step(run);
+          if (pending !== null) run.pending(pending);
+          const ends = [...cuts.map((cut) => cut % (run.commits.length + 1)), run.commits.length].sort(
+            (a, b) => a - b,
+          );
+          const facts = new Map<string, CommitLedgerFacts>();
+          for (const end of ends) {
+            const commits = run.commits.slice(0, end);
+            const plain = historyFromCommits(commits, { ledger: run.ledger, ledgerPath: LEDGER_PATH });
+            const memo = historyFromCommits(commits, { ledger: run.ledger, ledgerPath: LEDGER_PATH, facts });
+            expect(memo).toEqual(plain);
+          }
+          // Replayed again from the memo alone: no ledger is needed for a fact the memo holds.
+          const blind = run.commits.map((commit) =>
+            facts.has(commit.sha) ? { ...commit, ledger: null } : commit,
+          );
+          const again = historyFromCommits(blind, { ledger: run.ledger, ledgerPath: LEDGER_PATH, facts });
+          expect(again).toEqual(
+            historyFromCommits(run.commits, { ledger: run.ledger, ledgerPath: LEDGER_PATH }),
+          );
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 });

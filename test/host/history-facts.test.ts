@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitPort, type GitPort } from '../../src/effects/git.js';
-import { serializeLedger } from '../../src/gauntlet/ledger.js';
+import { parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
 import { historyCacheFile } from '../../src/host/history-cache.js';
 import { historyCacheRoot, readLoopHistory } from '../../src/host/history-facts.js';
@@ -29,6 +29,13 @@ function child(row: number, status: 'done' | 'failed', source?: string): string 
   ledger = withRow(ledger, row, { status, evidence: `npm test; ${status}` });
   ledger = { ...ledger, decisions: [...ledger.decisions, `row ${row} ${status} | attempt | next`] };
   return commitLedger(`loop: row ${row} ${status}`, '', source === undefined ? {} : { 'src/a.ts': source });
+}
+
+/** The ledger as commit `rev` left it. */
+function historicLedgerAt(rev: string): Ledger {
+  const { ledger: parsed } = parseLedger(repo.git('show', `${rev}:${LEDGER}`));
+  if (parsed === null) throw new Error(`the ledger at ${rev} does not parse`);
+  return parsed;
 }
 
 function read(cacheRoot: string | null) {
@@ -174,5 +181,136 @@ describe('readLoopHistory', () => {
     expect(history.rows[0]?.emptyChildStreak).toBe(0);
     // 15 ledger versions on the branch; the latest admission and its predecessor decide everything.
     expect(ledgers.size).toBeLessThanOrEqual(3);
+  });
+
+  describe('the ledger facts kept in the cache', () => {
+    /** Six child returns on an append-only ledger: each adds its decision line to all before it. */
+    function appendOnlyBranch(): void {
+      for (let i = 0; i < 6; i++) child(2, i % 2 === 0 ? 'failed' : 'done', `w${i}`);
+    }
+
+    it('a resume at the cached head reads no ledger version and answers what a read without cache answers', async () => {
+      appendOnlyBranch();
+      const root = await historyCacheRoot(git);
+      await read(root);
+      const head = repo.git('rev-parse', 'HEAD').trim();
+      // The latest admission's decision line (§1.5) is kept with its commit.
+      const file = historyCacheFile(root, base, LEDGER);
+      const facts = new Map<string, { target?: string | null }>(JSON.parse(readFileSync(file, 'utf8')).facts);
+      expect(facts.get(head)?.target).toBe('row 2 done | attempt | next');
+
+      const ledgers = new Map<string, Ledger | null>();
+      const cached = await readLoopHistory(git, {
+        base,
+        ledgerPath: LEDGER,
+        ledger,
+        cacheRoot: root,
+        ledgers,
+      });
+      expect(cached.cacheHit).toBe(true);
+      expect(ledgers.size).toBe(0);
+      const uncached = await readLoopHistory(git, { base, ledgerPath: LEDGER, ledger, cacheRoot: null });
+      expect(cached.history).toEqual(uncached.history);
+      expect(cached.history.previousDecision).toBe('row 2 done | attempt | next');
+      expect(cached.history.latestAdmission).toMatchObject({
+        row: 2,
+        sha: head,
+        status: 'done',
+        evidence: 'npm test; done',
+        decision: 'row 2 done | attempt | next',
+      });
+
+      // One more return: the new commit's ledger and the one before it are read, nothing older.
+      child(1, 'done', 'z');
+      const more = new Map<string, Ledger | null>();
+      const next = await readLoopHistory(git, {
+        base,
+        ledgerPath: LEDGER,
+        ledger,
+        cacheRoot: root,
+        ledgers: more,
+      });
+      expect(next.cacheHit).toBe(true);
+      expect([...more.keys()].sort()).toEqual([head, repo.git('rev-parse', 'HEAD').trim()].sort());
+      expect(next.history).toEqual((await read(null)).history);
+      expect(next.history.previousDecision).toBe('row 1 done | attempt | next');
+    });
+
+    it('ignores the facts of a cache written on another branch or before a rewrite', async () => {
+      appendOnlyBranch();
+      const root = await historyCacheRoot(git);
+      await read(root);
+      const onMain = (await read(null)).history;
+
+      // Another branch from two commits back, whose latest return differs.
+      repo.git('checkout', '-q', '-b', 'other', 'HEAD~2');
+      ledger = historicLedgerAt('HEAD');
+      child(1, 'done', 'other');
+      const ledgers = new Map<string, Ledger | null>();
+      const other = await readLoopHistory(git, {
+        base,
+        ledgerPath: LEDGER,
+        ledger,
+        cacheRoot: root,
+        ledgers,
+      });
+      expect(other.cacheHit).toBe(false);
+      expect(ledgers.size).toBeGreaterThan(0);
+      expect(other.history).toEqual((await read(null)).history);
+      expect(other.history.previousDecision).toBe('row 1 done | attempt | next');
+
+      // Back on main, the cache now holds the other branch: ignored again, main's answer unchanged.
+      repo.git('checkout', '-q', 'main');
+      ledger = historicLedgerAt('HEAD');
+      const back = await read(root);
+      expect(back.cacheHit).toBe(false);
+      expect(back.history).toEqual(onMain);
+
+      // The same commit rewritten (amended): its facts are never taken for the new commit.
+      const amendedFrom = repo.git('rev-parse', 'HEAD').trim();
+      ledger = {
+        ...ledger,
+        decisions: [...ledger.decisions.slice(0, -1), 'row 2 failed | attempt | amended'],
+      };
+      repo.write(LEDGER, serializeLedger(ledger));
+      repo.git('commit', '-q', '-a', '--amend', '-m', 'loop: row 2 failed');
+      expect(repo.git('rev-parse', 'HEAD').trim()).not.toBe(amendedFrom);
+      const amended = await read(root);
+      expect(amended.cacheHit).toBe(false);
+      expect(amended.history.previousDecision).toBe('row 2 failed | attempt | amended');
+      expect(amended.history).toEqual((await read(null)).history);
+    });
+
+    it('ignores a cache whose facts are malformed or name a commit it does not hold', async () => {
+      appendOnlyBranch();
+      const root = await historyCacheRoot(git);
+      await read(root);
+      const file = historyCacheFile(root, base, LEDGER);
+      const cached = JSON.parse(readFileSync(file, 'utf8'));
+      const [sha] = cached.facts[0];
+      for (const facts of [
+        [[sha, { target: 7 }]],
+        [[sha, { unknown: true }]],
+        [[sha, { repair: { kind: 'miss' } }]],
+        [['0'.repeat(40), { target: 'row 1 done | attempt | next' }]],
+        [
+          [sha, {}],
+          [sha, {}],
+        ],
+        null,
+      ]) {
+        writeFileSync(file, JSON.stringify({ ...cached, facts }));
+        const ledgers = new Map<string, Ledger | null>();
+        const again = await readLoopHistory(git, {
+          base,
+          ledgerPath: LEDGER,
+          ledger,
+          cacheRoot: root,
+          ledgers,
+        });
+        expect(again.cacheHit).toBe(false);
+        expect(ledgers.size).toBeGreaterThan(0);
+      }
+    });
   });
 });

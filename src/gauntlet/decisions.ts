@@ -31,6 +31,17 @@ function toInt(digits: string): number {
 }
 
 /**
+ * The `<word>` of a `row <token> <word> …` line (`done`, `failed`, `retry`, `escalated`, …), or
+ * `null` for any other line: the only grammar such a line can match is the one its word names.
+ */
+function rowWord(line: string): string | null {
+  if (!line.startsWith('row ')) return null;
+  const tokenEnd = line.indexOf(' ', 4);
+  const wordEnd = tokenEnd < 0 ? -1 : line.indexOf(' ', tokenEnd + 1);
+  return wordEnd < 0 ? null : line.slice(tokenEnd + 1, wordEnd);
+}
+
+/**
  * Interprets one decision line.
  *
  * @param line one line of `## Decisions`, verbatim (no line terminator).
@@ -40,10 +51,9 @@ export function parseDecision(line: string): Decision {
   // Cheap prefilter: every grammar but `rows +…` is `row <token> <word> …`, and the word picks the
   // one grammar that can match, so no line is tried against every regex.
   if (!line.startsWith('row ')) return line.startsWith('rows +') ? parseRaise(line) : { kind: 'other', line };
-  const tokenEnd = line.indexOf(' ', 4);
-  const wordEnd = tokenEnd < 0 ? -1 : line.indexOf(' ', tokenEnd + 1);
-  if (wordEnd < 0) return { kind: 'other', line };
-  switch (line.slice(tokenEnd + 1, wordEnd)) {
+  const word = rowWord(line);
+  if (word === null) return { kind: 'other', line };
+  switch (word) {
     case 'done':
     case 'failed':
       return parseOutcome(line);
@@ -127,6 +137,9 @@ export function decisionIndex(decisions: readonly string[]): DecisionIndex {
   const retries = new Map<number, number>();
   const escalated = new Set<number>();
   for (const line of decisions) {
+    // Only retry and escalation lines count here; the word rules out every other line unparsed.
+    const word = rowWord(line);
+    if (word !== 'retry' && word !== 'escalated') continue;
     const decision = parseDecision(line);
     if (decision.kind === 'retry') retries.set(decision.row, (retries.get(decision.row) ?? 0) + 1);
     else if (decision.kind === 'escalated') escalated.add(decision.row);

@@ -9,7 +9,7 @@
 // BENCH_SIZES=fixed:1000,append:1000 picks other repositories (default: the table's sizes).
 import { rmSync } from 'node:fs';
 import { git, gitEnv, historyRepository, LEDGER, SPEC } from './lib/history-repo.mjs';
-import { library, medianMs, processMs, report } from './lib/measure.mjs';
+import { library, loadNote, medianMs, processMs, report } from './lib/measure.mjs';
 
 const DEFAULT_SIZES = 'fixed:10000,append:10000';
 
@@ -24,7 +24,7 @@ export async function benchStatusHistory(sizes = process.env.BENCH_SIZES ?? DEFA
     const buildNote =
       Date.now() - built > 1000 ? ` (built in ${((Date.now() - built) / 1000).toFixed(1)} s)` : '';
     console.log(
-      `-- ${commits} commits, ${shape === 'fixed' ? 'ledger of fixed size' : 'append-only ledger'}${buildNote}`,
+      `-- ${commits} commits, ${shape === 'fixed' ? 'ledger of fixed size' : 'append-only ledger'}${buildNote} (${loadNote()})`,
     );
     const baseline = await processMs('git', ['log', '--format=%s%n%b', `${base}..HEAD`], {
       cwd: dir,

@@ -1,7 +1,15 @@
 // Timing helpers shared by the benchmarks: medians of repeated runs, printed as a figure, its
 // baseline measured in the same run, and their ratio. Benchmarks never assert on time.
 import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+
+/** The machine's load average (1, 5, 15 minutes), printed with the figures it shaped. */
+export function loadNote() {
+  return `load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ')}`;
+}
 
 /** Median wall time in ms of `runs` calls of `fn` (after one warm-up call unless `warmup` is 0). */
 export async function medianMs(fn, runs = 5, warmup = 1) {

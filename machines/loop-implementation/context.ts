@@ -133,6 +133,19 @@ export type GateRun =
  */
 export type ReviewReport =
   | { readonly ran: false; readonly role: ReviewRole }
+  /**
+   * No conformance reviewer, and the caller waived the audit (`--no-conformance-review`): verify
+   * closes without one, on the HEAD the gates passed, with the whole-diff fix commits since base.
+   */
+  | {
+      readonly ran: false;
+      readonly role: 'conformance';
+      readonly waived: true;
+      /** Full SHA of HEAD when step 3 was reached (the gates passed on it). */
+      readonly head: string;
+      /** Every fix round's commits since base (the closure's fix commits index). */
+      readonly fixCommits: readonly string[];
+    }
   | {
       readonly ran: true;
       readonly role: ReviewRole;
@@ -222,7 +235,7 @@ export interface LoopContext {
   readonly review: ReviewReport | null;
   /** Final SHIP `Minor` lines of the whole-diff review (carried to the closure). */
   readonly minors: readonly string[];
-  /** The `## Closure / conformance` block, once verify closed on CONFORMS. */
+  /** The `## Closure / conformance` block, once verify closed (CONFORMS, or the audit waived). */
   readonly closure: string | null;
   /** The human choice being committed (computed when the stop accepted the event). */
   readonly pendingChoice: CommitRequest | null;

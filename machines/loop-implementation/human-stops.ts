@@ -85,6 +85,10 @@ export const humanStopRegion = loopSetup.createStateConfig({
       description: 'gauntlet: gate=verification-before-completion/step-6 (GAPS at the cap, unfunded)',
       on: { 'human.stop': { target: '#loop-implementation.stopped' } },
     },
+    closureNotAudited: {
+      description: 'Stopped: verification passed; closure not audited (no conformance reviewer, no waiver)',
+      on: { 'human.stop': { target: '#loop-implementation.stopped' } },
+    },
     reopenedDuringVerify: {
       description: 'Stopped: row <n> reopened by amendment during verify',
       on: {

@@ -7,6 +7,7 @@ import {
   type ReviewReturn,
   type ReviewStep,
   renderClosure,
+  renderWaivedClosure,
 } from '../../src/gauntlet/review.js';
 import type { LoopContext, ReviewReport } from './context.js';
 import { headLedger } from './views.js';
@@ -46,9 +47,21 @@ export function fixTasksOf(review: ReviewReturn): string[] {
   return [...gaps, ...review.fixTasks];
 }
 
-/** The closure block of a CONFORMS report. */
+/** Whether a report is the waived conformance step (no reviewer, `--no-conformance-review`). */
+export function isWaived(report: ReviewReport | null): report is Extract<ReviewReport, { waived: true }> {
+  return report !== null && !report.ran && 'waived' in report && report.waived;
+}
+
+/** The closure block of a CONFORMS report, or of a waived conformance step. */
 export function closureOf(context: LoopContext): string {
   const report = context.review;
+  if (isWaived(report))
+    return renderWaivedClosure({
+      verifiedHead: report.head,
+      ledger: headLedger(context),
+      fixCommits: report.fixCommits,
+      minors: context.minors,
+    });
   const review = reviewOf(report);
   if (review.role !== 'conformance' || report === null || !report.ran)
     throw new Error('no conformance review');
@@ -59,6 +72,14 @@ export function closureOf(context: LoopContext): string {
     fixCommits: report.fixCommits,
     minors: context.minors,
   });
+}
+
+/** The HEAD verify closes on: the audited HEAD, or the verified HEAD of a waived step. */
+export function closedHeadOf(context: LoopContext): string {
+  const report = context.review;
+  if (report === null) return '';
+  if (report.ran || isWaived(report)) return report.head;
+  return '';
 }
 
 interface GuardArgs {
@@ -72,6 +93,8 @@ const stepKind = ({ context, event }: GuardArgs) => reviewStepOf(context, report
 export const reviewGuards = {
   /** The host has no reviewer for this role. */
   reviewNotRun: ({ event }: GuardArgs) => !reportOf(event).ran,
+  /** No conformance reviewer, and the caller waived the audit (`--no-conformance-review`). */
+  conformanceWaived: ({ event }: GuardArgs) => isWaived(reportOf(event)),
   /** The reviewer's return is malformed or missing: a named miss. */
   reviewMiss: ({ event }: GuardArgs) => {
     const report = reportOf(event);

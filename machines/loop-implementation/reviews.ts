@@ -10,6 +10,7 @@ import { FUND_SUBJECT, grantBody, type ReviewRole } from '../../src/gauntlet/rev
 import type { CommitRequest, LoopContext, ReviewReport } from './context.js';
 import {
   amendGrantSentence,
+  closedHeadOf,
   closureOf,
   fixTasksOf,
   reportOf,
@@ -146,10 +147,20 @@ export const conformanceReviewState = loopSetup.createStateConfig({
         input: ({ context }) => reviewInput(context, 'conformance'),
         onDone: [
           {
-            guard: 'reviewNotRun',
-            target: '#loop-implementation.finished',
-            description: 'no conformance reviewer configured: verify ends unaudited',
+            guard: 'conformanceWaived',
+            target: '#loop-implementation.verify.closing',
+            description: 'no conformance reviewer, audit waived: the closure records the waiver',
             actions: 'keepReview',
+          },
+          {
+            guard: 'reviewNotRun',
+            target: '#loop-implementation.humanStop.closureNotAudited',
+            description: 'no conformance reviewer and no waiver: stop, closure not audited',
+            actions: assign(({ context, event }) => ({
+              review: reportOf(event),
+              stop: { kind: 'closure-not-audited' as const },
+              stopLedger: headLedger(context),
+            })),
           },
           {
             guard: 'reviewMiss',
@@ -234,17 +245,18 @@ export const conformanceReviewState = loopSetup.createStateConfig({
   },
 });
 
-/** Steps 4 and 5: the closure block on current CONFORMS, then the host's finishing hook. */
+/**
+ * Steps 4 and 5: the closure block on current CONFORMS (or recording a waived audit), then the
+ * host's finishing hook.
+ */
 export const closingState = loopSetup.createStateConfig({
-  description: 'Step 4: closure block on CONFORMS; step 5: finishing the branch (host hook)',
+  description:
+    'Step 4: closure block on CONFORMS or a waived audit; step 5: finishing the branch (host hook)',
   entry: assign({ closure: ({ context }) => closureOf(context) }),
   invoke: {
     id: 'finishBranch',
     src: 'finishBranch',
-    input: ({ context }) => ({
-      closure: context.closure ?? '',
-      head: (context.review as { head?: string }).head ?? '',
-    }),
+    input: ({ context }) => ({ closure: context.closure ?? '', head: closedHeadOf(context) }),
     onDone: { target: '#loop-implementation.finished' },
     onError: { target: '#loop-implementation.failed', actions: 'storeError' },
   },

@@ -1,11 +1,13 @@
 /**
  * `loopchart run`: runs the loop engine on a worktree, fresh or resumed (the same command), until
- * it finishes (exit 0) or stops for a human (exit 3, the stop text on stdout).
+ * it finishes (exit 0) or stops for a human (exit 3, the stop text on stdout). Verify finishes on
+ * a CONFORMS closure, or unaudited only when the caller waives the audit (`--no-conformance-review`).
  */
 import { createInterface } from 'node:readline/promises';
 import { InputError, UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import type { HumanReplyRejection } from '../gauntlet/human-stop.js';
+import { WAIVED_STATUS } from '../gauntlet/review.js';
 import { crashHookFromEnvironment } from '../host/crash-hook.js';
 import {
   createRunner,
@@ -42,6 +44,7 @@ const OPTIONS = {
   'conformance-reviewer': { type: 'string' },
   'reviewer-agent': { type: 'string' },
   'conformance-reviewer-agent': { type: 'string' },
+  'no-conformance-review': { type: 'boolean', default: false },
   'max-fix-rounds': { type: 'string' },
   'silence-timeout': { type: 'string' },
   timeout: { type: 'string' },
@@ -71,7 +74,10 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --reviewer "<command>"    verify step 2 whole-diff reviewer (docs/review-contract.md)
   --conformance-reviewer "<command>"
                             verify step 3 conformance reviewer; verify then finishes only
-                            on CONFORMS, printing the closure block (GAPS never exits 0)
+                            on CONFORMS, printing the closure block (GAPS never exits 0).
+                            Without it the run stops (exit 3): closure not audited
+  --no-conformance-review   waive the conformance audit: with no conformance reviewer, finish
+                            (exit 0) with a closure block that records the waiver
   --reviewer-agent <agent>, --conformance-reviewer-agent <agent>
                             run a coding agent as that reviewer (presets below; the same
                             --agent-args, --agent-unsafe and --prompt-template)
@@ -137,6 +143,11 @@ export function runOptionsFromArgs(
   const conformance = reviewerAgent('conformance-reviewer');
   const reviewer = wholeDiff?.command ?? values.reviewer;
   const conformanceReviewer = conformance?.command ?? values['conformance-reviewer'];
+  const waiveConformanceReview = values['no-conformance-review'] === true;
+  if (waiveConformanceReview && conformanceReviewer !== undefined)
+    throw new UsageError(
+      'run: --no-conformance-review waives the conformance audit that --conformance-reviewer asks for; give one of them',
+    );
   const childEnv = { ...agent?.env, ...wholeDiff?.env, ...conformance?.env };
   const silenceTimeoutMs = seconds('silence-timeout', values['silence-timeout']);
   const timeoutMs = seconds('timeout', values.timeout);
@@ -161,6 +172,7 @@ export function runOptionsFromArgs(
     ...(values.answer === undefined ? {} : { answer: values.answer }),
     ...(reviewer === undefined ? {} : { reviewer }),
     ...(conformanceReviewer === undefined ? {} : { conformanceReviewer }),
+    ...(waiveConformanceReview ? { waiveConformanceReview } : {}),
     settings: {
       implModel,
       mainModel,
@@ -239,7 +251,7 @@ export function reportRun(io: CliIo, result: LoopRunResult, json: boolean): void
     const rows = result.ledger?.rows ?? [];
     const count = (status: string) => rows.filter((row) => row.status === status).length;
     io.stdout.write(
-      `finished: ${count('done')} rows done, ${count('cut')} cut, ${result.ledger?.iterations ?? 0} iterations; verification passed${result.closure === undefined ? '; no conformance reviewer: closure not audited' : ''}\n`,
+      `finished: ${count('done')} rows done, ${count('cut')} cut, ${result.ledger?.iterations ?? 0} iterations; verification passed${result.closure?.includes(`\n${WAIVED_STATUS}\n`) === true ? '; closure not audited (waived)' : ''}\n`,
     );
     if (result.closure !== undefined) io.stdout.write(result.closure);
   } else {

@@ -94,7 +94,12 @@ export type HumanStop =
       readonly cap: number;
       /** `G<n>: <text>` of each open gap. */
       readonly openGaps: readonly string[];
-    };
+    }
+  /**
+   * Verify step 3 without a conformance reviewer and without a waiver: the gate set (and the
+   * whole-diff review, when configured) passed, but nothing audited the closure.
+   */
+  | { readonly kind: 'closure-not-audited' };
 
 /** The name of a stop kind. */
 export type HumanStopKind = HumanStop['kind'];
@@ -158,6 +163,16 @@ export const PRESERVE_LINE = "Preserve every row's attempts.";
 /** What the person does at a dirty start: the loop never discards changes it did not make. */
 export const DIRTY_START_RECOMMENDATION =
   'Recommendation: commit, stash or move these changes, then run again; the loop never discards work it did not make';
+/** The header of the stop at a verify with no conformance reviewer and no waiver. */
+export const CLOSURE_NOT_AUDITED_HEADER = 'Stopped: verification passed; closure not audited';
+/** Its problem line. */
+export const CLOSURE_NOT_AUDITED_PROBLEM =
+  "Problem: no conformance reviewer was given, so verify step 3 did not audit the diff against the spec's acceptance rows";
+/** Its two ways on: audit the closure, or waive the audit explicitly. */
+export const CLOSURE_NOT_AUDITED_RECOMMENDATION = [
+  'Recommendation: run again with --conformance-reviewer "<command>" (or --conformance-reviewer-agent <agent>) to audit the closure',
+  'Or waive the audit: run again with --no-conformance-review; the run then finishes and its closure block records the waiver',
+] as const;
 /** The problem line of a missing-model stop. */
 export const MISSING_MODEL_PROBLEM = 'Problem: escalationLoop.implModel unavailable';
 /** At most this many log lines are quoted at the verification stop. */
@@ -178,6 +193,7 @@ const OFFERS: Readonly<Record<HumanStopKind, readonly MenuOfferKind[]>> = {
   'review-miss': ['stop'],
   'review-cap': ['stop'],
   'conformance-step6': ['stop'],
+  'closure-not-audited': ['stop'],
 };
 
 /** A stop that cannot be rendered as asked (a row stop without a ledger). */
@@ -507,6 +523,8 @@ function header(stop: HumanStop): string {
       return 'Stopped: whole-diff review answers REVISE at the fix-round cap';
     case 'conformance-step6':
       return 'Stopped: conformance review answers GAPS at the fix-round cap';
+    case 'closure-not-audited':
+      return CLOSURE_NOT_AUDITED_HEADER;
   }
 }
 
@@ -547,6 +565,8 @@ function problemLines(stop: HumanStop, ledger: Ledger | null): string[] {
         `Problem: ${stop.openGaps.map(singleLine).join(' / ')}`,
         'Fund more rounds explicitly: raise closureReview.maxFixRounds (--max-fix-rounds) and run again.',
       ];
+    case 'closure-not-audited':
+      return [CLOSURE_NOT_AUDITED_PROBLEM];
     case 'verification-failed': {
       const problem = stop.problem;
       if (problem.kind === 'missing-model') return [MISSING_MODEL_PROBLEM];
@@ -583,6 +603,8 @@ function recommendationLines(stop: HumanStop): string[] {
       ];
     case 'dirty-start':
       return [DIRTY_START_RECOMMENDATION];
+    case 'closure-not-audited':
+      return [...CLOSURE_NOT_AUDITED_RECOMMENDATION];
     default:
       return [];
   }

@@ -299,28 +299,75 @@ export function renderClosure(facts: ClosureFacts): string {
   const { review } = facts;
   const open = review.openGaps.length;
   const lines = [
-    '## Closure / conformance',
+    CLOSURE_HEADING,
     review.verdict === 'CONFORMS' ? 'status: CONFORMS (0 open)' : `status: GAPS (${open} open)`,
     `audited-base: ${facts.auditedBase}`,
   ];
   if (review.happyPath !== undefined) lines.push(`happy-path: ${review.happyPath}`);
-  const deferred = facts.ledger.rows.filter(
+  lines.push(...deferredLines(facts.ledger));
+  for (const gap of review.openGaps) lines.push(`open ${gap.id}: ${gap.text}`);
+  lines.push(...tailLines(facts));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The heading of the closure block. */
+export const CLOSURE_HEADING = '## Closure / conformance';
+
+/**
+ * The `status:` value of a closure whose conformance audit the caller waived
+ * (`--no-conformance-review`). It keeps the field's name but matches neither audited sentinel
+ * (`CONFORMS (0 open)`, `GAPS (N open)`), so a reader that validates the sentinel audits afresh
+ * instead of inferring CONFORMS.
+ */
+export const WAIVED_STATUS = 'status: not audited (waived)';
+
+/** Everything a waived closure shows: no review, so no audited base, happy path or gaps. */
+export interface WaivedClosureFacts {
+  /** Full SHA of the HEAD verify completed on (gates passed, whole-diff review done). */
+  readonly verifiedHead: string;
+  readonly ledger: Ledger;
+  /** The fix commits index (whole-diff fix rounds; {@link fixCommitIndex}). */
+  readonly fixCommits: readonly string[];
+  /** Final SHIP minor lines (empty: `whole-diff minors: none`). */
+  readonly minors: readonly string[];
+}
+
+/**
+ * The closure block of a verify whose conformance audit was waived: the same field names as
+ * {@link renderClosure}, `status: not audited (waived)`, `audited-base: none` (nothing was
+ * audited), then `verified-head: <full SHA>`, `Deferred/deviates per spec:` when applicable, the
+ * fix commits index and the whole-diff minors.
+ */
+export function renderWaivedClosure(facts: WaivedClosureFacts): string {
+  const lines = [
+    CLOSURE_HEADING,
+    WAIVED_STATUS,
+    'audited-base: none',
+    `verified-head: ${facts.verifiedHead}`,
+    ...deferredLines(facts.ledger),
+    ...tailLines(facts),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** `Deferred/deviates per spec:` and one line per row cut with a disposition, or nothing. */
+function deferredLines(ledger: Ledger): string[] {
+  const deferred = ledger.rows.filter(
     (r) => r.status === 'cut' && /^(deviates|deferred|elsewhere):/.test(r.evidence),
   );
-  if (deferred.length > 0) {
-    lines.push('Deferred/deviates per spec:');
-    for (const row of deferred) lines.push(`- row ${row.row}: ${row.evidence}`);
-  }
-  for (const gap of review.openGaps) lines.push(`open ${gap.id}: ${gap.text}`);
+  if (deferred.length === 0) return [];
+  return ['Deferred/deviates per spec:', ...deferred.map((row) => `- row ${row.row}: ${row.evidence}`)];
+}
+
+/** The fix commits index and the whole-diff minors, closing every closure block. */
+function tailLines(facts: {
+  readonly fixCommits: readonly string[];
+  readonly minors: readonly string[];
+}): string[] {
+  const lines: string[] = [];
   if (facts.fixCommits.length === 0) lines.push('fix commits: none');
-  else {
-    lines.push('fix commits:');
-    for (const c of facts.fixCommits) lines.push(`- ${c}`);
-  }
+  else lines.push('fix commits:', ...facts.fixCommits.map((c) => `- ${c}`));
   if (facts.minors.length === 0) lines.push('whole-diff minors: none');
-  else {
-    lines.push('whole-diff minors:');
-    for (const m of facts.minors) lines.push(`- ${m}`);
-  }
-  return `${lines.join('\n')}\n`;
+  else lines.push('whole-diff minors:', ...facts.minors.map((m) => `- ${m}`));
+  return lines;
 }

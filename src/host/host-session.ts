@@ -57,8 +57,16 @@ export interface HostOptions {
   readonly childEnv?: Readonly<Record<string, string>>;
   /** Verify step 2 reviewer command (docs/review-contract.md); without it step 2 does not run. */
   readonly reviewer?: string | null;
-  /** Verify step 3 reviewer command; without it verify ends unaudited, with no closure block. */
+  /**
+   * Verify step 3 reviewer command. Without it verify stops (`closure-not-audited`) unless
+   * `waiveConformanceReview` is set.
+   */
   readonly conformanceReviewer?: string | null;
+  /**
+   * Without a conformance reviewer, finish verify unaudited with a closure block that records the
+   * waiver (`--no-conformance-review`), instead of the `closure-not-audited` stop.
+   */
+  readonly waiveConformanceReview?: boolean;
   /** `closureReview` settings (raw; normalized by the review actor). */
   readonly closureReview?: { readonly maxFixRounds?: unknown; readonly enforce?: boolean };
   /** Step 5 (finishing the branch): a host hook; nothing by default. */

@@ -69,8 +69,16 @@ export function runReviewActor(session: HostSession) {
     async ({ input, signal }) => {
       unlessInterrupted(session);
       const command = reviewerOf(session, input.role);
-      if (command === null) return { ran: false, role: input.role };
       const { git } = session;
+      if (command === null) {
+        if (input.role !== 'conformance' || session.options.waiveConformanceReview !== true)
+          return { ran: false, role: input.role };
+        // The caller waived the audit: verify closes on this HEAD, and the closure still indexes
+        // the whole-diff fix commits.
+        const head = await git.revParseHead();
+        const fixCommits = fixCommitIndex(await git.logSince(input.base));
+        return { ran: false, role: 'conformance', waived: true, head, fixCommits };
+      }
       const head = await git.revParseHead();
       const commits = await git.logSince(input.base);
       const counts = fixRoundCounts(commits, input.role);

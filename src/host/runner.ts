@@ -117,10 +117,17 @@ export interface LoopRunnerOptions {
   /** Verify step 2 reviewer command (docs/review-contract.md); without it step 2 does not run. */
   readonly reviewer?: string;
   /**
-   * Verify step 3 reviewer command. Without it verify ends `finished` unaudited (no closure block);
-   * with it verify finishes only on CONFORMS.
+   * Verify step 3 reviewer command. With it verify finishes only on CONFORMS. Without it the run
+   * stops (`Stopped: verification passed; closure not audited`, exit 3) unless
+   * `waiveConformanceReview` is set.
    */
   readonly conformanceReviewer?: string;
+  /**
+   * The library form of `--no-conformance-review`: without a conformance reviewer, verify
+   * finishes (exit 0) and its closure block records the waiver (`status: not audited (waived)`).
+   * Ignored when `conformanceReviewer` is given.
+   */
+  readonly waiveConformanceReview?: boolean;
   /** Step 5 (finishing the branch): called with the closure block once verify closed. */
   readonly finishBranch?: (input: { readonly closure: string; readonly head: string }) => Promise<void>;
   /** Called after every side effect (see crash-hook.ts for the test hook built on it). */
@@ -332,6 +339,7 @@ async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
     ...(options.conformanceReviewer === undefined
       ? {}
       : { conformanceReviewer: options.conformanceReviewer }),
+    ...(options.waiveConformanceReview === true ? { waiveConformanceReview: true } : {}),
     ...(options.finishBranch === undefined ? {} : { finishBranch: options.finishBranch }),
     closureReview: {
       maxFixRounds: settings.maxFixRounds,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Behaviour, ChildScript } from '../../src/host/child-script.js';
 import {
+  AUDIT_CLOSURE,
   cli,
   cliProcess,
   createLoopRepo,
@@ -194,6 +195,71 @@ describe('verify reviews and closure', () => {
     ]);
     expect(resumed.stdout).toContain('status: CONFORMS (0 open)');
   }, 240_000);
+});
+
+describe('no conformance reviewer', () => {
+  it('stops (exit 3) with the closure not audited, and a run with a reviewer then audits it', async () => {
+    const r = repo({ script: script({ 'whole-diff': [{ verdict: 'SHIP' }], conformance: [CONFORMS] }) });
+    const child = await r.childCommand();
+    const result = await cli('run', await r.runArgs('--reviewer', child, AUDIT_CLOSURE));
+    expect(result.code).toBe(3);
+    const lines = result.stdout.split('\n');
+    expect(lines.slice(0, 2)).toEqual([
+      'gauntlet: question',
+      'Stopped: verification passed; closure not audited',
+    ]);
+    // The menu says how to go on: audit with a conformance reviewer, or waive the audit.
+    expect(lines).toContain('1 - Stop and keep the branch as it is: stop');
+    expect(result.stdout).toContain('--conformance-reviewer "<command>"');
+    expect(result.stdout).toContain('--no-conformance-review');
+    expect(result.stdout).not.toContain('## Closure / conformance');
+    expect(r.status()).toBe('');
+
+    // Nothing was recorded for the stop: the next run with a reviewer audits and finishes.
+    const audited = await cli('run', await r.runArgs('--reviewer', child, '--conformance-reviewer', child));
+    expect(audited.code).toBe(0);
+    const head = r.git('rev-parse', 'HEAD').trim();
+    expect(audited.stdout).toContain(`status: CONFORMS (0 open)\naudited-base: ${head}\n`);
+  });
+
+  it('--no-conformance-review finishes (exit 0) and the closure block records the waiver', async () => {
+    const r = repo({
+      spec: specWith(['The first row', 'The second row', 'The third row\n  deferred: ABC-9']),
+      script: script({ 'whole-diff': [{ verdict: 'SHIP', minors: ['rename tmp to out'] }] }),
+    });
+    const child = await r.childCommand();
+    const result = await cli('run', await r.runArgs('--reviewer', child, '--no-conformance-review'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('verification passed; closure not audited (waived)\n');
+    const head = r.git('rev-parse', 'HEAD').trim();
+    expect(result.stdout).toContain(
+      [
+        '## Closure / conformance',
+        'status: not audited (waived)',
+        'audited-base: none',
+        `verified-head: ${head}`,
+        'Deferred/deviates per spec:',
+        '- row 3: deferred: ABC-9',
+        'fix commits: none',
+        'whole-diff minors:',
+        '- rename tmp to out',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toContain('CONFORMS');
+  });
+
+  it('--no-conformance-review with a conformance reviewer is a usage error that writes nothing', async () => {
+    const r = repo({ script: script({ conformance: [CONFORMS] }) });
+    const child = await r.childCommand();
+    const result = await cli(
+      'run',
+      await r.runArgs('--conformance-reviewer', child, '--no-conformance-review'),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--no-conformance-review');
+    expect(r.subjects()).toEqual([]);
+  });
 });
 
 describe('the escalated model', () => {

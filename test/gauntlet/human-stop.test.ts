@@ -68,6 +68,7 @@ const ALL_KINDS: HumanStop[] = [
     kind: 'configuration-error',
     message: 'ledger has no allowance: line - resume through /skill:gauntlet-resume',
   },
+  { kind: 'closure-not-audited' },
 ];
 
 describe('renderHumanStop', () => {
@@ -307,6 +308,8 @@ describe('menuFor', () => {
       'review-miss': ['stop'],
       'review-cap': ['stop'],
       'conformance-step6': ['stop'],
+      // No conformance reviewer and no waiver: the way on is a new run with either flag.
+      'closure-not-audited': ['stop'],
     };
     for (const stop of ALL_KINDS) {
       const menu = menuFor(stop);

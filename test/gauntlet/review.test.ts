@@ -16,6 +16,7 @@ import {
   parseReviewReturn,
   type ReviewReturn,
   renderClosure,
+  renderWaivedClosure,
 } from '../../src/gauntlet/review.js';
 import { ledger, row } from './validation-fixtures.js';
 
@@ -244,5 +245,45 @@ describe('the step-6 stop', () => {
       "Preserve every row's attempts.",
     ]);
     expect(text).toContain('Problem: G1: row 2 not covered');
+  });
+});
+
+describe('a verify with no conformance reviewer', () => {
+  const closed = ledger({
+    rows: [row(1, 'done', 1, 'npm test; 3 passed'), row(2, 'cut', 0, 'deferred: T-9')],
+  });
+
+  it('without a waiver stops and says how to go on: audit with a reviewer or waive the audit', () => {
+    const text = renderHumanStop({ kind: 'closure-not-audited' }, closed);
+    expect(text.split('\n')).toEqual([
+      'gauntlet: question',
+      'Stopped: verification passed; closure not audited',
+      "Preserve every row's attempts.",
+      "Problem: no conformance reviewer was given, so verify step 3 did not audit the diff against the spec's acceptance rows",
+      'Recommendation: run again with --conformance-reviewer "<command>" (or --conformance-reviewer-agent <agent>) to audit the closure',
+      'Or waive the audit: run again with --no-conformance-review; the run then finishes and its closure block records the waiver',
+      '1 - Stop and keep the branch as it is: stop',
+      '',
+    ]);
+  });
+
+  it('with a waiver writes a closure block that keeps the field names and claims no audit', () => {
+    const head = 'e'.repeat(40);
+    expect(
+      renderWaivedClosure({ verifiedHead: head, ledger: closed, fixCommits: [], minors: ['rename tmp'] }),
+    ).toBe(
+      [
+        '## Closure / conformance',
+        'status: not audited (waived)',
+        'audited-base: none',
+        `verified-head: ${head}`,
+        'Deferred/deviates per spec:',
+        '- row 2: deferred: T-9',
+        'fix commits: none',
+        'whole-diff minors:',
+        '- rename tmp',
+        '',
+      ].join('\n'),
+    );
   });
 });

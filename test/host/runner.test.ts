@@ -36,6 +36,8 @@ describe('createRunner', () => {
       verification: 'true',
       transcript: false,
       settings: { allowance: 1, implModel: 'test/model' },
+      // Not about closure: waive the conformance audit, so the run finishes after the retry.
+      waiveConformanceReview: true,
       ask: async (stopText, rejection) => {
         asked.push({ stopText, rejection });
         return replies.shift() ?? null;

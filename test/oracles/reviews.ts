@@ -6,7 +6,9 @@
  *   cap (maxFixRounds plus granted rounds) run the next fix round; at the cap a conformance GAPS
  *   under amend permission with `used` below the ledger allowance is funded with `allowance - used`
  *   rounds (or, with `enforce` false, continues without a grant); otherwise the step-6 stop; a
- *   malformed return is a named miss; no reviewer configured skips the step (step 3: verify ends);
+ *   malformed return is a named miss; no whole-diff reviewer skips step 2; no conformance reviewer
+ *   stops (closure not audited) unless the caller waived the audit, which closes with the waiver
+ *   recorded (the issue 12 decision, docs/decisions.md);
  * - the inputs of the reviews, the fix rounds, the grant record and the step-5 hook;
  * - the first line and the cap-block line of the step-6 stop.
  */
@@ -22,6 +24,7 @@ export const REVIEW_STOP_OFFERS: Record<string, readonly string[]> = {
   reviewMiss: ['human.stop'],
   reviewCap: ['human.stop'],
   conformanceStep6: ['human.stop'],
+  closureNotAudited: ['human.stop'],
 };
 
 /** Headers of the review stops. */
@@ -29,11 +32,14 @@ export const REVIEW_STOP_HEADERS: Record<string, RegExp> = {
   'review-miss': /^Stopped: the (whole-diff|conformance) review return was rejected$/,
   'review-cap': /^Stopped: whole-diff review answers REVISE at the fix-round cap$/,
   'conformance-step6': /^Stopped: conformance review answers GAPS at the fix-round cap$/,
+  'closure-not-audited': /^Stopped: verification passed; closure not audited$/,
 };
 
 interface Report {
   readonly ran: boolean;
   readonly role: 'whole-diff' | 'conformance';
+  /** No conformance reviewer, audit waived (`--no-conformance-review`). */
+  readonly waived?: boolean;
   readonly returned?: {
     readonly ok: boolean;
     readonly review?: {
@@ -70,7 +76,10 @@ function grantSentence(specText: string | null): string | null {
 /** Where §3.18 sends a review report, as the state the machine must be in next. */
 export function referenceReviewTarget(report: Report, allowance: number, specText: string | null): string {
   const step3 = report.role === 'conformance';
-  if (!report.ran) return step3 ? 'finished' : 'verify.conformance.reviewing';
+  if (!report.ran) {
+    if (!step3) return 'verify.conformance.reviewing';
+    return report.waived === true ? 'verify.closing' : 'humanStop.closureNotAudited';
+  }
   if (report.returned?.ok !== true) return 'humanStop.reviewMiss';
   const verdict = report.returned.review?.verdict;
   if (verdict === 'SHIP') return 'verify.conformance.reviewing';
@@ -193,11 +202,7 @@ export function checkReviewInvocation(
       );
       const minors = carriedMinors(context);
       const fixes = report?.fixCommits ?? [];
-      const expected = [
-        '## Closure / conformance',
-        'status: CONFORMS (0 open)',
-        `audited-base: ${report?.head}`,
-        ...(review?.happyPath === undefined ? [] : [`happy-path: ${review.happyPath}`]),
+      const tail = [
         ...(deferred.length === 0
           ? []
           : ['Deferred/deviates per spec:', ...deferred.map((r) => `- row ${r.row}: ${r.evidence}`)]),
@@ -206,6 +211,25 @@ export function checkReviewInvocation(
           ? ['whole-diff minors: none']
           : ['whole-diff minors:', ...minors.map((m) => `- ${m}`)]),
         '',
+      ];
+      if (report?.waived === true) {
+        // A waived audit keeps the field names, claims no audited base and names the verified HEAD.
+        const waived = [
+          '## Closure / conformance',
+          'status: not audited (waived)',
+          'audited-base: none',
+          `verified-head: ${report.head}`,
+          ...tail,
+        ].join('\n');
+        oracle.same(step, what, [input.closure, input.head], [waived, report.head]);
+        return true;
+      }
+      const expected = [
+        '## Closure / conformance',
+        'status: CONFORMS (0 open)',
+        `audited-base: ${report?.head}`,
+        ...(review?.happyPath === undefined ? [] : [`happy-path: ${review.happyPath}`]),
+        ...tail,
       ].join('\n');
       oracle.same(step, what, [input.closure, input.head], [expected, report?.head]);
       return true;

@@ -312,10 +312,13 @@ export function bareHostActors(options: BareHostOptions) {
       return { clean: (await porcelain(null)) === '' };
     }),
     runGates: fromPromise<GateRun, unknown>(async () => ({ passed: true, head: await head() })),
-    runReview: fromPromise<ReviewReport, { role: 'whole-diff' | 'conformance' }>(async ({ input }) => ({
-      ran: false,
-      role: input.role,
-    })),
+    // No reviewers; the conformance audit is waived (what --no-conformance-review asks of the
+    // real host), so verify closes on HEAD with a waived closure. The bare host runs no fix rounds.
+    runReview: fromPromise<ReviewReport, { role: 'whole-diff' | 'conformance' }>(async ({ input }) =>
+      input.role === 'conformance'
+        ? { ran: false, role: 'conformance', waived: true, head: await head(), fixCommits: [] }
+        : { ran: false, role: input.role },
+    ),
     runFixRound: fromPromise<{ head: string }, unknown>(async () => {
       throw new Error('the bare host runs no fix rounds');
     }),

@@ -127,6 +127,7 @@ while [ ! -e '${sync}/release' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); d
       'true',
       '--transcript',
       join(sync, 'transcript-b.jsonl'),
+      '--no-conformance-review',
     ]);
     await eventually(() => existsSync(join(sync, 'b-jobs-path')));
     const jobsB = readFileSync(join(sync, 'b-jobs-path'), 'utf8').trim();

@@ -9,7 +9,12 @@ import { DEMO_ANSWER, DEMO_SETTINGS, DEMO_VERIFICATION, type DemoRepository } fr
 import { bundledScriptedChild } from './cli-bundle.js';
 import { type CliOutcome, cli } from './loop-repo.js';
 
-/** The `run` arguments of the demo, as the demo command runs it, with the bundled scripted child. */
+/**
+ * The `run` arguments of the demo's loop, with the bundled scripted child. Unlike the demo
+ * command it runs no reviewers and waives the conformance audit (`--no-conformance-review`): the
+ * crash tests that use it are about the dispatch half; test/e2e/loop-reviews.test.ts crashes a run
+ * inside verify's reviews.
+ */
 export async function demoRunArgs(demo: DemoRepository): Promise<string[]> {
   return [
     '--worktree',
@@ -26,6 +31,7 @@ export async function demoRunArgs(demo: DemoRepository): Promise<string[]> {
     String(DEMO_SETTINGS.allowance),
     '--impl-model',
     DEMO_SETTINGS.implModel,
+    '--no-conformance-review',
   ];
 }
 

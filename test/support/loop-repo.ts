@@ -76,10 +76,24 @@ export interface LoopRepo {
   status(): string;
   /** The child command that replays the script with the bundled scripted child. */
   childCommand(): Promise<string>;
-  /** The `run` arguments every test starts from (worktree, spec, child). */
+  /**
+   * The `run` arguments every test starts from (worktree, spec, child). Tests that are not about
+   * closure waive the conformance audit (`--no-conformance-review`); the waiver is left out when
+   * `extra` names a conformance reviewer, or holds `--audit-closure` (dropped: it only asks for
+   * the real default, the `closure-not-audited` stop).
+   */
   runArgs(...extra: string[]): Promise<string[]>;
   remove(): void;
 }
+
+/** Asks {@link LoopRepo.runArgs} for no waiver: the run's real default without a conformance reviewer. */
+export const AUDIT_CLOSURE = '--audit-closure';
+const CLOSURE_ARGS = [
+  AUDIT_CLOSURE,
+  '--conformance-reviewer',
+  '--conformance-reviewer-agent',
+  '--no-conformance-review',
+];
 
 /** Creates a repository on `main` with the spec committed and the script written outside it. */
 export function createLoopRepo(options: LoopRepoOptions): LoopRepo {
@@ -123,7 +137,8 @@ export function createLoopRepo(options: LoopRepoOptions): LoopRepo {
       'true',
       '--transcript',
       join(scriptDir, 'transcript.jsonl'),
-      ...extra,
+      ...(extra.some((arg) => CLOSURE_ARGS.includes(arg)) ? [] : ['--no-conformance-review']),
+      ...extra.filter((arg) => arg !== AUDIT_CLOSURE),
     ],
     remove: () => {
       rmSync(dir, { recursive: true, force: true });

@@ -309,6 +309,15 @@ const gaps = {
 };
 const conformanceReviews: EventPayload[] = [
   { output: { ran: false, role: 'conformance' } },
+  {
+    output: {
+      ran: false,
+      role: 'conformance',
+      waived: true,
+      head: sha('9'),
+      fixCommits: [`whole-diff round 1: ${sha('a')} fix: whole-diff review, round 1`],
+    },
+  },
   reviewReport(
     'conformance',
     { ok: false, miss: 'review miss: the conformance reviewer wrote no return' },

@@ -106,4 +106,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'replay a run transcript on its diagram: one self-contained HTML page (--serve: on 127.0.0.1)',
     load: async () => (await import('./view.js')).viewCommand,
   },
+  {
+    name: 'explore',
+    summary: 'click through a machine on 127.0.0.1: events, guards, projection, paths, coverage',
+    load: async () => (await import('./explore.js')).exploreCommand,
+  },
 ];

@@ -13,6 +13,7 @@ import { type TranscriptPage, transcriptViewerPage } from '../viz/viewer/transcr
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
+import { stopRequested } from './serve-until-stopped.js';
 
 const HELP = `usage: loopchart view <transcript.jsonl> [--out FILE.html] [--serve [--port N]]
                       [--machine module.js] [--json]
@@ -70,32 +71,6 @@ async function machineFromModule(path: string): Promise<NamedMachine> {
       `view: ${path} exports several machines (${found.map((m) => m.name).join(', ')}); export the one to draw as default`,
     );
   return found[0] as NamedMachine;
-}
-
-/** Resolves when `signal` aborts, or on SIGINT / SIGTERM when there is no signal. */
-function stopRequested(signal: AbortSignal | undefined): { done: Promise<void>; dispose(): void } {
-  if (signal !== undefined) {
-    let onAbort = () => {};
-    const done = new Promise<void>((resolve) => {
-      onAbort = () => resolve();
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    return { done, dispose: () => signal.removeEventListener('abort', onAbort) };
-  }
-  let onSignal = () => {};
-  const done = new Promise<void>((resolve) => {
-    onSignal = () => resolve();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  });
-  return {
-    done,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
 }
 
 /**

@@ -31,6 +31,7 @@ const VALIDATED_IN: Record<string, string> = {
   viz: 'test/cli/viz.test.ts',
   paths: 'test/cli/paths.test.ts',
   view: 'test/cli/view.test.ts',
+  explore: 'test/cli/explore.test.ts',
   child: 'test/host/child-tools.test.ts',
   prompt: 'test/cli/json-results.test.ts',
   loop: 'test/e2e/loop-command.test.ts',

@@ -12,7 +12,8 @@ import { VIEWER_CSS } from './styles.js';
 export const VIEWER_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
-function escapeHtml(text: string): string {
+/** Escapes text for HTML content and attribute values. */
+export function escapeHtml(text: string): string {
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -166,7 +166,8 @@ function relativeKey(machine: AnyStateMachine, id: string): string {
   return id.startsWith(prefix) ? id.slice(prefix.length) : id;
 }
 
-function transitionLabel(machine: AnyStateMachine, info: TransitionInfo): string {
+/** `source --event [guard] rule--> target`, state keys relative to the machine. */
+export function transitionLabel(machine: AnyStateMachine, info: TransitionInfo): string {
   const guard = info.guard === undefined ? '' : ` [${info.guard}]`;
   const rule = info.rule === undefined ? '' : ` ${info.rule}`;
   const targets = info.targetless ? '(stays)' : info.targets.map((t) => relativeKey(machine, t)).join(', ');

@@ -4,6 +4,7 @@
  * a CONFORMS closure, or unaudited only when the caller waives the audit (`--no-conformance-review`).
  */
 import { createInterface } from 'node:readline/promises';
+import { loopImplementationMachine } from '../../machines/loop-implementation/index.js';
 import { InputError, UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import type { HumanReplyRejection } from '../gauntlet/human-stop.js';
@@ -50,6 +51,9 @@ const OPTIONS = {
   timeout: { type: 'string' },
   transcript: { type: 'string' },
   answer: { type: 'string' },
+  inspect: { type: 'boolean', default: false },
+  'inspect-port': { type: 'string' },
+  'inspect-wait': { type: 'boolean', default: false },
 } as const;
 
 const HELP = `usage: loopchart run --spec <path> (--child "<command>" | --child-agent <agent>) [options]
@@ -86,6 +90,11 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --timeout <s>             kill a child running this long (default 3600)
   --transcript <path>       the run transcript (default: <git dir>/loopchart/transcript.jsonl)
   --answer "<reply>"        the reply to the stop the run reaches
+  --inspect                 watch the run live: serve the explorer on http://127.0.0.1 (URL on
+                            stderr) and stream the actor's inspection events to it; a page
+                            opened late replays the run so far. The transcript stays the record
+  --inspect-port <n>        the port for --inspect (default: a free one)
+  --inspect-wait            with --inspect: start the run only once a page is connected
   --json                    print one JSON object with the result
 
 Exit codes: 0 finished, 3 stopped for a human, 2 invalid input, 1 internal error, 130 interrupted
@@ -100,13 +109,14 @@ examples:
   loopchart run --spec docs/specs/feature.md --child-agent claude
   loopchart run -s docs/specs/feature.md -c "./agent.sh" -g "npm run lint"
   loopchart run -l docs/plans/feature.md -c "./agent.sh" --answer "cut row 3"
+  loopchart run -s docs/specs/feature.md -c "./agent.sh" --inspect --inspect-wait
 `;
 
 /** Parsed `run` arguments, as runner options. */
 export function runOptionsFromArgs(
   args: readonly string[],
   env = process.env,
-): LoopRunnerOptions & { json: boolean; help: boolean } {
+): LoopRunnerOptions & { json: boolean; help: boolean; live: LiveInspection | null } {
   const { values } = parseCommandArgs('run', args, OPTIONS);
   const seconds = (name: 'silence-timeout' | 'timeout', value: string | undefined) =>
     value === undefined ? undefined : integerOption('run', name, value, 0, 1) * 1000;
@@ -157,9 +167,15 @@ export function runOptionsFromArgs(
     values['escalate-after'] === undefined
       ? undefined
       : integerOption('run', 'escalate-after', values['escalate-after'], 0, 0);
+  if (values.inspect !== true && (values['inspect-port'] !== undefined || values['inspect-wait'] === true))
+    throw new UsageError('run: --inspect-port and --inspect-wait go with --inspect');
+  const inspectPort = integerOption('run', 'inspect-port', values['inspect-port'], 0);
+  if (inspectPort > 65535)
+    throw new UsageError(`run: --inspect-port must be at most 65535, got "${inspectPort}"`);
   return {
     json: values.json === true,
     help: values.help === true,
+    live: values.inspect === true ? { port: inspectPort, wait: values['inspect-wait'] === true } : null,
     worktree: values.worktree ?? process.cwd(),
     ...(values.spec === undefined ? {} : { spec: values.spec }),
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
@@ -314,20 +330,40 @@ export const runCommand: CliCommand = {
       interruption.abort(name);
     };
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+    const { live, json, help, ...runner } = options;
+    const inspection = live === null ? null : await startLiveInspection(io, live);
+    let ended: { status: string; state: string; text?: string } = { status: 'failed', state: 'unknown' };
     try {
       const result = await executeRun(
         io,
         {
-          ...options,
+          ...runner,
           ...(crash === undefined ? {} : { onSideEffect: crash }),
+          ...(inspection === null ? {} : { inspect: inspection.hub.inspect }),
           interrupt: interruption.signal,
         },
-        options.json,
+        json,
       );
-      reportRun(io, result, options.json);
+      ended = {
+        status: result.status,
+        state: result.state,
+        ...(result.stopText === undefined ? {} : { text: result.stopText }),
+      };
+      reportRun(io, result, json);
       return interruption.signal.aborted ? INTERRUPTED_EXIT_CODE : result.exitCode;
+    } catch (error) {
+      ended = {
+        status: 'failed',
+        state: 'unknown',
+        text: error instanceof Error ? error.message : String(error),
+      };
+      throw error;
     } finally {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      if (inspection !== null) {
+        inspection.hub.end(ended);
+        await inspection.server.close();
+      }
     }
   },
 };
@@ -339,6 +375,32 @@ function presetOf(args: readonly string[]): { name: string; command: string } | 
   if (name === undefined) return null;
   const choice = agentChoice('run', 'child-agent', { ...values, agent: name }, 'child', undefined);
   return choice === null ? null : { name, command: choice.command };
+}
+
+/** `--inspect`: where to serve the live explorer, and whether the run waits for a page. */
+export interface LiveInspection {
+  readonly port: number;
+  readonly wait: boolean;
+}
+
+/**
+ * Starts the live explorer for `--inspect`: a hub that turns the actor's inspection events into
+ * steps, served on 127.0.0.1. Loaded only when asked for (it loads the viz and the loop model).
+ */
+async function startLiveInspection(io: CliIo, live: LiveInspection) {
+  const [{ createLiveHub }, { serveExplorer }, { models }] = await Promise.all([
+    import('../viz/explorer/live.js'),
+    import('../viz/explorer/server.js'),
+    import('../graph/models/index.js'),
+  ]);
+  const hub = createLiveHub('loop-implementation', loopImplementationMachine, models['loop-implementation']);
+  const server = await serveExplorer({ targets: [], live: hub, port: live.port });
+  io.stderr.write(`loopchart: inspect: ${server.url}\n`);
+  if (live.wait) {
+    io.stderr.write('loopchart: inspect: the run starts once a page is open\n');
+    await hub.attached();
+  }
+  return { hub, server };
 }
 
 /** Exit code of a run interrupted by SIGINT or SIGTERM (128 + SIGINT, the shell's convention). */

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { createActor, waitFor } from 'xstate';
+import { createActor, type InspectionEvent, waitFor } from 'xstate';
 import {
   type HumanEvent,
   type LoopContext,
@@ -142,6 +142,13 @@ export interface LoopRunnerOptions {
    * run ends, status `failed` with code `run.interrupted`, before another dispatch or gate run.
    */
   readonly interrupt?: AbortSignal;
+  /**
+   * Receives every XState inspection event of the running actor (and of the actors it invokes),
+   * as `createActor(machine, { inspect })` reports them: what `loopchart run --inspect` streams to
+   * the explorer. It observes only; the transcript stays the durable record. An exception thrown
+   * here is caught and ignored, so a failing observer never changes the run.
+   */
+  readonly inspect?: (event: InspectionEvent) => void;
 }
 
 /** How a run ended. */
@@ -431,9 +438,21 @@ async function drive(
           machine: 'loop-implementation',
           project: createLoopRecordProjector(lastRecordedCycle(transcriptPath)),
         });
+  const observer = options.inspect;
+  const inspect =
+    observer === undefined
+      ? recorder?.inspect
+      : (event: InspectionEvent) => {
+          recorder?.inspect(event);
+          try {
+            observer(event);
+          } catch {
+            // An observer never changes the run (see LoopRunnerOptions.inspect).
+          }
+        };
   const actor = createActor(machine, {
     input: { ledgerPath: run.ledgerPath, specPath: run.specPath, verification: run.verification },
-    ...(recorder === null ? {} : { inspect: recorder.inspect }),
+    ...(inspect === undefined ? {} : { inspect }),
   });
   actor.on('notice', (event) => {
     notices.push(event.text);

@@ -1,5 +1,6 @@
 /**
- * `loopchart/viz`: diagrams (DOT, Mermaid, SVG through Graphviz WASM, JSON) and the run viewer.
+ * `loopchart/viz`: diagrams (DOT, Mermaid, SVG through Graphviz WASM, JSON), the run viewer and
+ * the explorer (simulation and live inspection).
  * Loads @viz-js only when an SVG is rendered through this entry.
  */
 
@@ -16,3 +17,8 @@ export * from './viz/viewer/page.js';
 export * from './viz/viewer/run-view.js';
 export * from './viz/viewer/serve.js';
 export * from './viz/viewer/transcript-page.js';
+export * from './viz/explorer/live.js';
+export * from './viz/explorer/page.js';
+export * from './viz/explorer/server.js';
+export * from './viz/explorer/session.js';
+export type * from './viz/explorer/step-view.js';

@@ -106,6 +106,11 @@ export interface CommitRequest {
   readonly specText?: string;
   /** Allow a commit that changes nothing (never needed by the protocol; false). */
   readonly allowEmpty?: boolean;
+  /**
+   * Delete the ledger file instead of writing `ledger` (`loop: redraw` only): the commit removes
+   * the loop's own file and touches no other path.
+   */
+  readonly deleteLedger?: boolean;
 }
 
 /**
@@ -186,9 +191,11 @@ export type HumanEvent =
       readonly type: 'human.amend';
       readonly amendment:
         | { readonly kind: 'cut'; readonly row: number; readonly disposition: string }
-        | { readonly kind: 'reopen'; readonly row: number }
+        | { readonly kind: 'reopen'; readonly row: number; readonly text?: string }
         | { readonly kind: 'preserve'; readonly what: string };
     }
+  /** Redraw: delete the ledger (`loop: redraw`) and end the run; the next run reseeds. */
+  | { readonly type: 'human.redraw'; readonly reason: string }
   | { readonly type: 'human.discard' }
   | { readonly type: 'human.return' }
   | { readonly type: 'human.stop' };

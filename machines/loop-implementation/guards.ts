@@ -48,6 +48,15 @@ export const loopGuards = {
     return outcome.kind === 'unreachable-amend' && outcome.autoApply;
   },
   unreachableNeedsHuman: ({ context }: GuardArgs) => rules(context).kind === 'unreachable-amend',
+  /** `redraw: <why>` on the admitted failed target: a redraw stops under every approval option. */
+  redrawItem: ({ context }: GuardArgs) => rules(context).kind === 'redraw-stop',
+  /** An `amend:` item whose evidence the spec's `## Amendments` already answers. */
+  repeatedEvidence: ({ context }: GuardArgs) => rules(context).kind === 'repeated-evidence-stop',
+  amendItemAutoApply: ({ context }: GuardArgs) => {
+    const outcome = rules(context);
+    return outcome.kind === 'spec-amend' && outcome.autoApply;
+  },
+  amendItemNeedsHuman: ({ context }: GuardArgs) => rules(context).kind === 'spec-amend',
   noOpenOrFailedRow: ({ context }: GuardArgs) => rules(context).kind === 'verify',
   rowAtAllowance: ({ context }: GuardArgs) => rules(context).kind === 'row-stop',
   seedCountReached: ({ context }: GuardArgs) => rules(context).kind === 'seed-stop',

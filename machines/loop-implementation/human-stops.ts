@@ -15,6 +15,22 @@ const acceptChoice = {
   actions: 'keepChoice',
 } as const;
 
+/** A redraw: commit `loop: redraw` (the ledger deleted) and end the run. */
+const redrawChoice = {
+  target: '#loop-implementation.redrawing',
+  actions: 'keepRedraw',
+  description: 'redraw: delete the ledger; the next run reseeds',
+} as const;
+
+/** The offers of an amendment stop: the row stop's, plus redraw. */
+const amendmentStopChoices = {
+  'human.retry': acceptChoice,
+  'human.raise': acceptChoice,
+  'human.amend': acceptChoice,
+  'human.redraw': redrawChoice,
+  'human.stop': { target: '#loop-implementation.stopped' },
+} as const;
+
 /** The transitions every stop that offers them shares: retry, rows +N, amend, stop. */
 const rowStopChoices = {
   'human.retry': acceptChoice,
@@ -36,7 +52,19 @@ export const humanStopRegion = loopSetup.createStateConfig({
     missingModel: { description: 'Problem: escalationLoop.implModel unavailable', on: rowStopChoices },
     seedExhaustion: { description: 'Stopped on seed', on: rowStopChoices },
     boundSpent: { description: 'Stopped on row <n>: named action bound spent', on: rowStopChoices },
-    unreachableAmend: { description: 'Unreachable row: amend batch', on: rowStopChoices },
+    unreachableAmend: { description: 'Unreachable row: amend batch', on: amendmentStopChoices },
+    specAmend: {
+      description: 'Amend item (`amend: <what> - <evidence>`) without amend permission',
+      on: amendmentStopChoices,
+    },
+    repeatedEvidence: {
+      description: 'Amend item whose evidence the spec already answers (options 4 and 5 alike)',
+      on: amendmentStopChoices,
+    },
+    redraw: {
+      description: 'Redraw item (`redraw: <why>`): always stops',
+      on: amendmentStopChoices,
+    },
     recoveryIncomplete: {
       description: 'Stopped: iteration <i> recovery incomplete - <what>',
       on: {
@@ -143,6 +171,18 @@ export const discardingState = loopSetup.createStateConfig({
       },
       { target: '#loop-implementation.implement' },
     ],
+    onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+  },
+});
+
+/** The `redrawing` state: delete the ledger in one `loop: redraw` commit, then end the run. */
+export const redrawingState = loopSetup.createStateConfig({
+  description: 'Delete the ledger in one `loop: redraw` commit; the next run reseeds from the spec',
+  invoke: {
+    id: 'commitRedraw',
+    src: 'commitLedger',
+    input: ({ context }) => context.pendingChoice as CommitRequest,
+    onDone: { target: '#loop-implementation.redrawn' },
     onError: { target: '#loop-implementation.failed', actions: 'storeError' },
   },
 });

@@ -12,6 +12,7 @@ import type { CommitRequest } from './context.js';
 import { recoveryRegion } from './recovery.js';
 import { loopSetup } from './setup.js';
 import {
+  amendItemApply,
   dispatchInput,
   headLedger,
   planFromDisk,
@@ -101,6 +102,29 @@ export const implementRegion = loopSetup.createStateConfig({
           guard: 'unreachableNeedsHuman',
           target: '#loop-implementation.humanStop.unreachableAmend',
           description: 'unreachable routing: amend batch for the human',
+          actions: 'keepRuleStop',
+        },
+        {
+          guard: 'redrawItem',
+          target: '#loop-implementation.humanStop.redraw',
+          description: 'amendment routing: a redraw item always stops',
+          actions: 'keepRuleStop',
+        },
+        {
+          guard: 'repeatedEvidence',
+          target: '#loop-implementation.humanStop.repeatedEvidence',
+          description: 'amendment routing: repeated evidence stops',
+          actions: 'keepRuleStop',
+        },
+        {
+          guard: 'amendItemAutoApply',
+          target: 'applyingAmendItem',
+          description: 'amendment routing: apply the amend item under amend permission',
+        },
+        {
+          guard: 'amendItemNeedsHuman',
+          target: '#loop-implementation.humanStop.specAmend',
+          description: 'amendment routing: amend item for the human',
           actions: 'keepRuleStop',
         },
         {
@@ -332,6 +356,26 @@ export const implementRegion = loopSetup.createStateConfig({
         onDone: {
           target: 'refreshing',
           actions: assign(({ context }) => respec(unreachableCut(context).specText ?? context.specText)),
+        },
+        onError: { target: '#loop-implementation.failed', actions: 'storeError' },
+      },
+    },
+    applyingAmendItem: {
+      description: 'Apply the amend item (`loop: amend`, one `## Amendments` entry) under amend permission',
+      entry: {
+        type: 'notice',
+        params: ({ context }) => {
+          const outcome = rules(context);
+          return { text: outcome.kind === 'spec-amend' ? outcome.amendedLine : '' };
+        },
+      },
+      invoke: {
+        id: 'commitAmendItem',
+        src: 'commitLedger',
+        input: ({ context }) => amendItemApply(context),
+        onDone: {
+          target: 'refreshing',
+          actions: assign(({ context }) => respec(amendItemApply(context).specText ?? context.specText)),
         },
         onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },

@@ -15,11 +15,11 @@
 import { emptyLoopHistory } from '../../src/gauntlet/history.js';
 import type { LoopOutput } from './context.js';
 import { entryRegion } from './entry.js';
-import { amendingInVerifyState, discardingState, humanStopRegion } from './human-stops.js';
+import { amendingInVerifyState, discardingState, humanStopRegion, redrawingState } from './human-stops.js';
 import { implementRegion } from './implement.js';
 import { loopSetup } from './setup.js';
 import { verifyRegion } from './verify.js';
-import { STOPPED_BY_HUMAN } from './views.js';
+import { redrawnText, redrawReason, STOPPED_BY_HUMAN } from './views.js';
 
 export type {
   CheckoutCleanliness,
@@ -103,12 +103,21 @@ export const loopImplementationMachine = loopSetup.createMachine({
     humanStop: humanStopRegion,
     amendingInVerify: amendingInVerifyState,
     discarding: discardingState,
+    redrawing: redrawingState,
     verify: verifyRegion,
 
     finished: {
       type: 'final',
       description: 'Step 4: closure; verification complete',
       output: ({ context }) => ({ status: 'finished' as const, closure: context.closure }),
+    },
+    redrawn: {
+      type: 'final',
+      description: 'Redrawn: the ledger is deleted (`loop: redraw`); the next run seeds a fresh one',
+      output: ({ context }) => ({
+        status: 'stopped' as const,
+        text: redrawnText(context.input.ledgerPath, redrawReason(context)),
+      }),
     },
     stopped: {
       type: 'final',

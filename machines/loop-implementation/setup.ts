@@ -20,7 +20,7 @@ import type {
 } from './context.js';
 import { loopGuards } from './guards.js';
 import { reportOf } from './review-guards.js';
-import { choiceEdit, describeError, ruleStop, rules } from './views.js';
+import { choiceEdit, describeError, redrawRequest, ruleStop, rules } from './views.js';
 
 /** The one setup every region's state config is typed against. */
 export const loopSetup = setup({
@@ -101,6 +101,11 @@ export const loopSetup = setup({
     }),
     /** Computes the ledger (and spec) edit of the accepted human choice. */
     keepChoice: assign({ pendingChoice: ({ context, event }) => choiceEdit(context, event) }),
+    /** Keeps the redraw commit (`loop: redraw`, the ledger deleted) for the `redrawing` state. */
+    keepRedraw: assign({
+      pendingChoice: ({ context, event }) =>
+        redrawRequest(context, event.type === 'human.redraw' ? event.reason : 'redraw'),
+    }),
     /**
      * Keeps a gate run: its failure (or none) and the HEAD it left, which includes the commit of
      * tracked changes the gates produced, so a verification repair plans on that HEAD.

@@ -5,6 +5,7 @@
 import { describeValue } from '../../src/common/describe-value.js';
 import type { Finding } from '../../src/common/finding.js';
 import { amendSpecText } from '../../src/gauntlet/amendment.js';
+import { amendmentEntries } from '../../src/gauntlet/amendment-items.js';
 import {
   type DispatchPlan,
   planDispatch,
@@ -14,6 +15,7 @@ import {
 import type { HumanStop } from '../../src/gauntlet/human-stop.js';
 import { parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import {
+  amendItemEdit,
   cutRowEdit,
   emptyVerificationMarker,
   interruptedRowRepair,
@@ -22,6 +24,7 @@ import {
   ordinaryMissRepair,
   preservingAmendEdit,
   raiseAllowanceEdit,
+  redrawEdit,
   reopenRowEdit,
   retryEdit,
   seedMissRepair,
@@ -60,7 +63,13 @@ export function rules(context: LoopContext): RulesOutcome {
     escalateAfter: context.settings?.escalateAfter ?? null,
     ...(context.spec === null
       ? {}
-      : { routing: { spec: context.spec, amendPermission: amendPermission(context) } }),
+      : {
+          routing: {
+            spec: context.spec,
+            amendPermission: amendPermission(context),
+            amendments: amendmentEntries(context.specText ?? ''),
+          },
+        }),
   });
 }
 
@@ -297,6 +306,24 @@ export function ruleStop(context: LoopContext): HumanStop | null {
         ...(lastReason === null ? {} : { lastReason }),
       };
     }
+    case 'spec-amend':
+      return {
+        kind: 'spec-amend',
+        row: outcome.row,
+        what: outcome.what,
+        evidence: outcome.evidence,
+        entry: outcome.entry,
+      };
+    case 'repeated-evidence-stop':
+      return {
+        kind: 'repeated-evidence',
+        row: outcome.row,
+        what: outcome.what,
+        evidence: outcome.evidence,
+        earlier: outcome.earlier,
+      };
+    case 'redraw-stop':
+      return { kind: 'redraw', row: outcome.row, reason: outcome.reason };
     case 'unreachable-amend': {
       const rowText = context.spec?.rows.find((r) => r.row === outcome.row)?.text;
       return {
@@ -347,8 +374,18 @@ export function choiceEdit(context: LoopContext, event: HumanEvent): CommitReque
           ...cutRowEdit(ledger, amendment.row, amendment.disposition),
           specText: amendSpecText(specText, amendment),
         };
-      if (amendment.kind === 'reopen')
-        return reopenRowEdit(ledger, amendment.row, 'reopened by a human amendment');
+      if (amendment.kind === 'reopen') {
+        const edit = reopenRowEdit(
+          ledger,
+          amendment.row,
+          amendment.text === undefined
+            ? 'reopened by a human amendment; the spec text is unchanged'
+            : `reopened by a human amendment; criterion ${amendment.row} is now: ${amendment.text}`,
+        );
+        return amendment.text === undefined
+          ? edit
+          : { ...edit, specText: amendSpecText(specText, amendment) };
+      }
       return { ...preservingAmendEdit(ledger, amendment.what), specText: amendSpecText(specText, amendment) };
     }
     default:
@@ -370,4 +407,31 @@ export function unreachableCut(context: LoopContext): CommitRequest {
       outOfScope: outcome.outOfScope,
     }),
   };
+}
+
+/** The amend item applied under amend permission (`loop: amend`, one `## Amendments` entry). */
+export function amendItemApply(context: LoopContext): CommitRequest {
+  const outcome = rules(context);
+  if (outcome.kind !== 'spec-amend') throw new Error('no amend item to apply');
+  const grant = context.spec?.amendGrant.kind === 'active' ? context.spec.amendGrant.sentence : undefined;
+  return {
+    ...amendItemEdit(headLedger(context), outcome.row, outcome.what, outcome.evidence, grant),
+    specText: amendSpecText(context.specText ?? '', { kind: 'preserve', what: outcome.entry }),
+  };
+}
+
+/** The redraw commit: `loop: redraw` deleting the ledger file (and nothing else). */
+export function redrawRequest(context: LoopContext, reason: string): CommitRequest {
+  return { ...redrawEdit(headLedger(context), reason), deleteLedger: true };
+}
+
+/** What the run says after a redraw: the ledger is gone and the next run seeds a fresh one. */
+export function redrawnText(ledgerPath: string, reason: string): string {
+  return `Redrawn: ${ledgerPath} is deleted (loop: redraw - ${reason}). Redraw the spec, then run again: the next run seeds a fresh ledger from the spec.\n`;
+}
+
+/** The reason of the redraw being committed (its body line `redraw: <reason>`). */
+export function redrawReason(context: LoopContext): string {
+  const body = context.pendingChoice?.body ?? '';
+  return body.startsWith('redraw: ') ? body.slice('redraw: '.length) : body;
 }

@@ -14,8 +14,11 @@ import { parseSpec } from './spec.js';
 export type SpecAmendment =
   /** Set row `row`'s disposition line (`deviates: …`, `deferred: …`, `elsewhere: …`). */
   | { readonly kind: 'cut'; readonly row: number; readonly disposition: string; readonly outOfScope?: string }
-  /** Re-bound a done row: the requirement changed; the spec text is the human's, unchanged here. */
-  | { readonly kind: 'reopen'; readonly row: number }
+  /**
+   * Re-bound a done row: the requirement changed. With `text`, the row's criterion text (after its
+   * checkbox) is rewritten to it; without, the spec is unchanged (docs/decisions/amendments.md).
+   */
+  | { readonly kind: 'reopen'; readonly row: number; readonly text?: string }
   /** A requirement-preserving amendment: recorded under `## Amendments`. */
   | { readonly kind: 'preserve'; readonly what: string };
 
@@ -27,14 +30,16 @@ const HEADING = /^#{1,6}[ \t]/;
  *
  * @param specText the spec as on disk
  * @param amendment what to change
- * @returns the new spec text (unchanged for `reopen`)
+ * @returns the new spec text (unchanged for a `reopen` without text)
  * @throws InputError `amend.row` when the spec has no such AC row, `amend.text` for text that
  *   would break the spec (a line break in a one-line value)
  */
 export function amendSpecText(specText: string, amendment: SpecAmendment): string {
   switch (amendment.kind) {
     case 'reopen':
-      return specText;
+      return amendment.text === undefined
+        ? specText
+        : setCriterionText(specText, amendment.row, oneLine(amendment.text, 'criterion text'));
     case 'preserve':
       return appendToSection(specText, '## Amendments', `- ${oneLine(amendment.what, 'amendment')}`);
     case 'cut': {
@@ -76,6 +81,20 @@ function setDisposition(specText: string, row: number, disposition: string): str
   const next = lines[bulletIndex + 1];
   if (next !== undefined && DISPOSITION_LINE.test(next)) lines[bulletIndex + 1] = `${indent}${disposition}`;
   else lines.splice(bulletIndex + 1, 0, `${indent}${disposition}`);
+  return lines.join(eol);
+}
+
+const CHECKBOX_PREFIX = /^([ \t]*[-*+][ \t]+\[[ xX]\])/;
+
+function setCriterionText(specText: string, row: number, text: string): string {
+  const specRow = parseSpec(specText).spec.rows.find((candidate) => candidate.row === row);
+  if (specRow === undefined) throw new InputError('amend.row', `the spec has no acceptance criterion ${row}`);
+  const { lines, eol } = splitLines(specText);
+  const index = specRow.line - 1;
+  const prefix = CHECKBOX_PREFIX.exec(lines[index] ?? '');
+  if (prefix === null)
+    throw new InputError('amend.row', `acceptance criterion ${row} is not a checkbox line`);
+  lines[index] = `${prefix[1]} ${text}`;
   return lines.join(eol);
 }
 

@@ -35,6 +35,11 @@ export type CommitSubject =
   | { readonly kind: 'cut-row'; readonly row: number }
   /** `loop: amend`: any other approved amendment (spec and ledger). */
   | { readonly kind: 'amend' }
+  /**
+   * `loop: redraw`: the human redrew the spec; the commit deletes the ledger (and nothing else).
+   * The next run seeds a fresh ledger (docs/decisions/amendments.md).
+   */
+  | { readonly kind: 'redraw' }
   /** `loop: escalate row <n>`: the escalation decision for row n (§6 A5). */
   | { readonly kind: 'escalate-row'; readonly row: number }
   /** `loop: migrate allowance`: legacy `cap:` ledger migrated by an authorized resume. */
@@ -55,6 +60,7 @@ const FIXED: Record<string, CommitSubject> = {
   'loop: repair verification': { kind: 'repair-verification' },
   'loop: raise allowance': { kind: 'raise-allowance' },
   'loop: amend': { kind: 'amend' },
+  'loop: redraw': { kind: 'redraw' },
   'loop: migrate allowance': { kind: 'migrate-allowance' },
   'loop: verification changes': { kind: 'verification-changes' },
   'loop: verification fix': { kind: 'verification-repair' },
@@ -135,6 +141,8 @@ export function formatSubject(subject: CommitSubject): string {
       return `loop: cut row ${subject.row}`;
     case 'amend':
       return 'loop: amend';
+    case 'redraw':
+      return 'loop: redraw';
     case 'escalate-row':
       requireRow(subject.row);
       return `loop: escalate row ${subject.row}`;

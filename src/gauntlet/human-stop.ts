@@ -51,6 +51,31 @@ export type HumanStop =
       readonly where: string;
       readonly rowText?: string;
     }
+  /**
+   * `amend: <what> - <evidence>` without amend permission: the requirement-preserving amend item
+   * for the human (docs/decisions/amendments.md). `entry` is the `## Amendments` entry it would
+   * write; the bare Amend menu number applies it.
+   */
+  | {
+      readonly kind: 'spec-amend';
+      readonly row: number;
+      readonly what: string;
+      readonly evidence: string;
+      readonly entry: string;
+    }
+  /**
+   * An `amend:` item whose evidence the spec's `## Amendments` already carries: the earlier
+   * amendment did not help. Stops under options 4 and 5 alike.
+   */
+  | {
+      readonly kind: 'repeated-evidence';
+      readonly row: number;
+      readonly what: string;
+      readonly evidence: string;
+      readonly earlier: string;
+    }
+  /** `redraw: <why>`: a redraw item. Always stops (options 4 and 5 alike). */
+  | { readonly kind: 'redraw'; readonly row: number; readonly reason: string }
   /** Interrupted recovery could not finish (§3.15): discard authorization only. */
   | {
       readonly kind: 'recovery-incomplete';
@@ -105,7 +130,7 @@ export type HumanStop =
 export type HumanStopKind = HumanStop['kind'];
 
 /** What a menu line offers. */
-export type MenuOfferKind = 'retry' | 'raise' | 'amend' | 'stop' | 'discard' | 'return';
+export type MenuOfferKind = 'retry' | 'raise' | 'amend' | 'redraw' | 'stop' | 'discard' | 'return';
 
 /** One numbered menu line: `<number> - <label>: <reply>`. */
 export interface MenuOffer {
@@ -121,8 +146,11 @@ export interface MenuOffer {
 export type Amendment =
   /** `amend cut <n> <disposition>`: cut the row with a deviates:/deferred:/elsewhere: disposition. */
   | { readonly kind: 'cut'; readonly row: number; readonly disposition: string }
-  /** `amend reopen <n>`: re-bound a done row (`reopened by amendment`). */
-  | { readonly kind: 'reopen'; readonly row: number }
+  /**
+   * `amend reopen <n> [<new criterion text>]`: re-bound a done row (`reopened by amendment`). With
+   * `text`, the row's acceptance criterion in the spec is rewritten to it in the same commit.
+   */
+  | { readonly kind: 'reopen'; readonly row: number; readonly text?: string }
   /** `amend spec <change>`: a requirement-preserving spec change; rows stay as they are. */
   | { readonly kind: 'preserve'; readonly what: string };
 
@@ -131,6 +159,8 @@ export type HumanChoice =
   | { readonly kind: 'retry'; readonly row: number; readonly hint: string }
   | { readonly kind: 'raise'; readonly amount: number; readonly words: string }
   | { readonly kind: 'amend'; readonly amendment: Amendment }
+  /** `redraw <reason>`: delete the ledger in one `loop: redraw` commit; the next run reseeds. */
+  | { readonly kind: 'redraw'; readonly reason: string }
   | { readonly kind: 'stop' }
   | { readonly kind: 'discard' }
   | { readonly kind: 'return'; readonly row: number };
@@ -183,7 +213,10 @@ const OFFERS: Readonly<Record<HumanStopKind, readonly MenuOfferKind[]>> = {
   'missing-model': ['retry', 'raise', 'amend', 'stop'],
   'seed-exhaustion': ['retry', 'raise', 'amend', 'stop'],
   'bound-spent': ['retry', 'raise', 'amend', 'stop'],
-  'unreachable-amend': ['retry', 'raise', 'amend', 'stop'],
+  'unreachable-amend': ['retry', 'raise', 'amend', 'redraw', 'stop'],
+  'spec-amend': ['retry', 'raise', 'amend', 'redraw', 'stop'],
+  'repeated-evidence': ['retry', 'raise', 'amend', 'redraw', 'stop'],
+  redraw: ['retry', 'raise', 'amend', 'redraw', 'stop'],
   'recovery-incomplete': ['discard', 'stop'],
   'commit-boundary': ['discard', 'stop'],
   'dirty-start': ['stop'],
@@ -207,8 +240,8 @@ export class HumanStopError extends LoopchartError {
 }
 
 /**
- * The offers of a stop, numbered in the fixed order Retry with hint, rows +N, Amend, Discard,
- * Return, Stop (subset per stop kind, §3.16 table, A28).
+ * The offers of a stop, numbered in the fixed order Retry with hint, rows +N, Amend, Redraw,
+ * Discard, Return, Stop (subset per stop kind, §3.16 table, A28).
  *
  * @param stop the stop
  * @returns its menu, numbered from 1
@@ -231,7 +264,16 @@ export function menuFor(stop: HumanStop): readonly MenuOffer[] {
           reply:
             stop.kind === 'unreachable-amend'
               ? `amend cut ${n} (recommended disposition), amend cut ${n} <disposition> or amend spec <change>`
-              : `amend cut <n> <disposition>, amend reopen <n> or amend spec <change>`,
+              : stop.kind === 'spec-amend'
+                ? `amend spec (the recommended entry), amend spec <change> or amend cut <n> <disposition>`
+                : `amend cut <n> <disposition>, amend reopen <n> or amend spec <change>`,
+        };
+      case 'redraw':
+        return {
+          kind,
+          number,
+          label: 'Redraw the spec (delete the ledger; the next run seeds afresh)',
+          reply: stop.kind === 'redraw' ? 'redraw [<reason>]' : 'redraw <reason>',
         };
       case 'discard':
         return { kind, number, label: `Discard ${discardObject(stop)}`, reply: 'discard' };
@@ -353,6 +395,12 @@ function parseKeywordReply(text: string, stop: HumanStop): Parsed {
   }
   if (word.startsWith('rows')) return parseRows(text);
   if (word === 'amend') return parseAmend(rest, stop);
+  if (word === 'redraw') {
+    const reason = rest === '' && stop.kind === 'redraw' ? singleLine(stop.reason) : rest;
+    if (reason === '') return malformed('say why the spec is redrawn: redraw <reason>');
+    if (/[\r\n]/.test(reason)) return malformed('a redraw reason is one line');
+    return { ok: true, choice: { kind: 'redraw', reason } };
+  }
   return {
     ok: false,
     code: 'reply.unknown',
@@ -375,7 +423,7 @@ function parseRows(text: string): Parsed {
 
 function parseAmend(rest: string, stop: HumanStop): Parsed {
   const malformed = (reason: string): Parsed => ({ ok: false, code: 'reply.malformed', reason });
-  const form = 'amend cut <n> <disposition>, amend reopen <n> or amend spec <change>';
+  const form = 'amend cut <n> <disposition>, amend reopen <n> [<new criterion text>] or amend spec <change>';
   const verb = (/^\S+/.exec(rest)?.[0] ?? '').toLowerCase();
   const args = rest.slice(verb.length).trim();
   if (verb === 'cut') {
@@ -395,10 +443,25 @@ function parseAmend(rest: string, stop: HumanStop): Parsed {
     return { ok: true, choice: { kind: 'amend', amendment: { kind: 'cut', row, disposition } } };
   }
   if (verb === 'reopen') {
-    if (!/^\d+$/.test(args)) return malformed('the reply form is: amend reopen <n>');
-    return { ok: true, choice: { kind: 'amend', amendment: { kind: 'reopen', row: Number(args) } } };
+    const match = /^(\d+)(?:\s+(.*))?$/s.exec(args);
+    if (match === null) return malformed('the reply form is: amend reopen <n> [<new criterion text>]');
+    const text = (match[2] ?? '').trim();
+    if (/[\r\n]/.test(text)) return malformed('the new criterion text is one line');
+    const row = Number(match[1]);
+    return {
+      ok: true,
+      choice: {
+        kind: 'amend',
+        amendment: text === '' ? { kind: 'reopen', row } : { kind: 'reopen', row, text },
+      },
+    };
   }
   if (verb === 'spec') {
+    if (args === '' && stop.kind === 'spec-amend')
+      return {
+        ok: true,
+        choice: { kind: 'amend', amendment: { kind: 'preserve', what: singleLine(stop.entry) } },
+      };
     if (args === '') return malformed('say what the amendment changes: amend spec <change>');
     if (/[\r\n]/.test(args)) return malformed('an amendment reply is one line');
     return { ok: true, choice: { kind: 'amend', amendment: { kind: 'preserve', what: args } } };
@@ -417,6 +480,7 @@ function keywordFor(kind: MenuOfferKind, args: string, stop: HumanStop): string 
       return args.startsWith('+') ? `rows ${args}` : `rows +${args}`;
     case 'amend':
       if (args === '' && stop.kind === 'unreachable-amend') return `amend cut ${stop.row}`;
+      if (args === '' && stop.kind === 'spec-amend') return 'amend spec';
       return `amend ${args}`;
     default:
       return args === '' ? kind : `${kind} ${args}`;
@@ -489,6 +553,9 @@ function stopRow(stop: HumanStop): number | null {
     case 'missing-model':
     case 'bound-spent':
     case 'unreachable-amend':
+    case 'spec-amend':
+    case 'repeated-evidence':
+    case 'redraw':
     case 'reopened-during-verify':
       return stop.row;
     default:
@@ -502,6 +569,9 @@ function header(stop: HumanStop): string {
     case 'missing-model':
     case 'bound-spent':
     case 'unreachable-amend':
+    case 'spec-amend':
+    case 'repeated-evidence':
+    case 'redraw':
       return `Stopped on row ${stop.row}`;
     case 'seed-exhaustion':
       return 'Stopped on seed';
@@ -540,6 +610,9 @@ function problemLines(stop: HumanStop, ledger: Ledger | null): string[] {
     case 'row-allowance':
     case 'bound-spent':
     case 'unreachable-amend':
+    case 'spec-amend':
+    case 'repeated-evidence':
+    case 'redraw':
     case 'reopened-during-verify':
       return [`Problem: ${rowProblem(ledger as Ledger, stop.row)}`];
     case 'missing-model':
@@ -597,6 +670,16 @@ function recommendationLines(stop: HumanStop): string[] {
       if (stop.rowText === undefined) return [cut];
       return [cut, `Out of scope entry: ${outOfScopeEntry(singleLine(stop.rowText), what)}`];
     }
+    case 'spec-amend':
+      return [`Recommendation: amend spec ${singleLine(stop.entry)}`];
+    case 'repeated-evidence':
+      return [
+        `Recommendation: none - the spec already answers this evidence (${singleLine(stop.earlier)}); amend differently, redraw or stop`,
+      ];
+    case 'redraw':
+      return [
+        `Recommendation: redraw ${singleLine(stop.reason)} - a redraw stops under every approval option`,
+      ];
     case 'seed-exhaustion':
       return [
         `Recommendation: rows +N - only a raised allowance permits more seed dispatches; a numbered retry leaves the seed count at ${stop.seedRepairs}`,

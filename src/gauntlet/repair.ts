@@ -345,6 +345,50 @@ export function preservingAmendEdit(ledger: Ledger, what: string): LedgerEdit {
   return { ledger, subject: formatSubject({ kind: 'amend' }), body: oneLine(what) };
 }
 
+/**
+ * Apply an `amend: <what> - <evidence>` item (docs/decisions/amendments.md): the rows stay as they
+ * are, the spec gets one `## Amendments` entry (the caller's spec edit) and the commit is `loop:
+ * amend`, which answers the admitted return and restarts every row's windows. Attempts,
+ * iterations, allowance, decisions and the tuple stay.
+ *
+ * @param ledger the ledger at HEAD
+ * @param row the failed target that reported the item
+ * @param what the one-line spec change
+ * @param evidence the observation that falsified the old text
+ * @param grant the granting sentence when the standing grant applied the item
+ * @returns the edit (the ledger is unchanged)
+ */
+export function amendItemEdit(
+  ledger: Ledger,
+  row: number,
+  what: string,
+  evidence: string,
+  grant?: string,
+): LedgerEdit {
+  rowOf(ledger, row);
+  const granted = grant === undefined ? [] : ['granted', `"${oneLine(grant)}"`];
+  return {
+    ledger,
+    subject: formatSubject({ kind: 'amend' }),
+    body: [
+      `amended the spec: row ${row} - ${oneLine(what)}`,
+      `evidence: ${oneLine(evidence)}`,
+      ...granted,
+    ].join('\n'),
+  };
+}
+
+/**
+ * The redraw commit (docs/decisions/amendments.md): `loop: redraw` with the body `redraw: <reason>`.
+ * The ledger returned is the one to delete; the host removes the file instead of writing it.
+ *
+ * @param ledger the ledger at HEAD (deleted by the commit)
+ * @param reason why the spec is redrawn, one line
+ */
+export function redrawEdit(ledger: Ledger, reason: string): LedgerEdit {
+  return { ledger, subject: formatSubject({ kind: 'redraw' }), body: `redraw: ${oneLine(reason)}` };
+}
+
 function rowRepair(input: RepairInput, evidenceHead: string, reason: RepairReason): LedgerEdit {
   const { saved, pending } = input;
   const target = pending.target;

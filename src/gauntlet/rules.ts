@@ -21,6 +21,7 @@
 import type { Finding } from '../common/finding.js';
 import { finding } from '../common/finding.js';
 import { effectiveAllowance, exhaustedRows } from './allowance.js';
+import { routeAmendmentMarker } from './amendment-items.js';
 import { escalationThreshold, isEscalationSpent } from './escalation.js';
 import type { LoopHistory } from './history.js';
 import { type Rule3Hint, rule3HintFor } from './stagnation.js';
@@ -60,6 +61,11 @@ export interface RoutingContext {
   readonly spec: Spec;
   /** True under approval option 5 or an active amendment grant; a budget-only grant gives none. */
   readonly amendPermission: boolean;
+  /**
+   * The spec's `## Amendments` entries (`amendmentEntries`), read by the repeated-evidence check
+   * of `amend:` items; none when absent.
+   */
+  readonly amendments?: readonly string[];
 }
 
 /** Input of {@link evaluateRules}. */
@@ -128,6 +134,45 @@ export interface UnreachableAmend {
   /** Cut automatically (amend permission) or take the amendment surface's human batch. */
   readonly autoApply: boolean;
   readonly amendedLine: string;
+  readonly why: string;
+}
+
+/**
+ * `amend: <what> - <evidence>` on the latest admitted failed target: one requirement-preserving amend
+ * item before another dispatch (docs/decisions/amendments.md).
+ */
+export interface SpecAmendItem {
+  readonly kind: 'spec-amend';
+  readonly rule: 'unreachable';
+  readonly row: number;
+  readonly what: string;
+  readonly evidence: string;
+  /** The `## Amendments` entry the item writes. */
+  readonly entry: string;
+  /** Applied automatically (amend permission) or taken to the human. */
+  readonly autoApply: boolean;
+  readonly amendedLine: string;
+  readonly why: string;
+}
+
+/** An `amend:` item whose evidence the spec already carries: a stop under options 4 and 5 alike. */
+export interface RepeatedEvidenceStop {
+  readonly kind: 'repeated-evidence-stop';
+  readonly rule: 'unreachable';
+  readonly row: number;
+  readonly what: string;
+  readonly evidence: string;
+  /** The earlier `## Amendments` entry with the same evidence. */
+  readonly earlier: string;
+  readonly why: string;
+}
+
+/** `redraw: <why>` on the latest admitted failed target: a redraw always stops. */
+export interface RedrawStop {
+  readonly kind: 'redraw-stop';
+  readonly rule: 'unreachable';
+  readonly row: number;
+  readonly reason: string;
   readonly why: string;
 }
 
@@ -207,6 +252,9 @@ export type RulesOutcome =
   | ConfigurationStop
   | BoundSpentStop
   | UnreachableAmend
+  | SpecAmendItem
+  | RepeatedEvidenceStop
+  | RedrawStop
   | Rule1Verify
   | Rule2RowStop
   | SeedStop
@@ -299,7 +347,14 @@ export function unreachableRoutingStep(
   ledger: Ledger,
   history: LoopHistory,
   routing: RoutingContext,
-): BoundSpentStop | UnreachableAmend | ConfigurationStop | null {
+):
+  | BoundSpentStop
+  | UnreachableAmend
+  | SpecAmendItem
+  | RepeatedEvidenceStop
+  | RedrawStop
+  | ConfigurationStop
+  | null {
   const admission = history.latestAdmission;
   if (admission === null || admission.status !== 'failed' || admission.answeredBy !== null) return null;
   if (!ledger.rows.some((cells) => cells.row === admission.row)) return null;
@@ -316,7 +371,9 @@ export function unreachableRoutingStep(
   const routed = routeUnreachableReturn({ admission, specRow, amendPermission: routing.amendPermission });
   switch (routed.kind) {
     case 'continue':
-      return null;
+      return routed.why === 'no-marker' && admission.evidence !== null
+        ? amendmentRoutingStep(admission.row, admission.evidence, routing)
+        : null;
     case 'bound-spent':
       return {
         kind: 'bound-spent-stop',
@@ -338,6 +395,59 @@ export function unreachableRoutingStep(
         autoApply: routed.autoApply,
         amendedLine: routed.amendedLine,
         why: `row ${routed.row} reported "unreachable: ${routed.what} - ${routed.where}" and is not a venue: row`,
+      };
+  }
+}
+
+/**
+ * The amendment markers of an unanswered admitted failed return (`amend:`, `redraw:`), read after
+ * `bound spent:` and `unreachable:` found nothing (docs/decisions/amendments.md).
+ *
+ * @returns an amend item, the repeated-evidence stop, the redraw stop, or `null` to continue.
+ */
+function amendmentRoutingStep(
+  row: number,
+  evidence: string,
+  routing: RoutingContext,
+): SpecAmendItem | RepeatedEvidenceStop | RedrawStop | null {
+  const routed = routeAmendmentMarker({
+    row,
+    evidence,
+    amendments: routing.amendments ?? [],
+    amendPermission: routing.amendPermission,
+  });
+  switch (routed.kind) {
+    case 'continue':
+      return null;
+    case 'redraw':
+      return {
+        kind: 'redraw-stop',
+        rule: 'unreachable',
+        row,
+        reason: routed.why,
+        why: `row ${row} reported "redraw: ${routed.why}": a redraw always stops`,
+      };
+    case 'repeated-evidence':
+      return {
+        kind: 'repeated-evidence-stop',
+        rule: 'unreachable',
+        row,
+        what: routed.what,
+        evidence: routed.evidence,
+        earlier: routed.earlier,
+        why: `row ${row} reported "amend: ${routed.what} - ${routed.evidence}" and the spec already carries an amendment for that evidence`,
+      };
+    case 'spec-amend':
+      return {
+        kind: 'spec-amend',
+        rule: 'unreachable',
+        row,
+        what: routed.what,
+        evidence: routed.evidence,
+        entry: routed.entry,
+        autoApply: routed.autoApply,
+        amendedLine: routed.amendedLine,
+        why: `row ${row} reported "amend: ${routed.what} - ${routed.evidence}"`,
       };
   }
 }

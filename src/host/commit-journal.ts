@@ -20,7 +20,8 @@ const intentSchema = z.object({
   version: z.literal(1),
   headBefore: z.string(),
   subject: z.string(),
-  files: z.array(z.object({ path: z.string(), before: z.string().nullable(), after: z.string() })),
+  // `after: null` deletes the file (the redraw commit removes the ledger).
+  files: z.array(z.object({ path: z.string(), before: z.string().nullable(), after: z.string().nullable() })),
 });
 
 /** A parent commit in the making. */

@@ -225,6 +225,8 @@ export function humanEventOf(choice: HumanChoice): HumanEvent {
       return { type: 'human.raise', amount: choice.amount, words: choice.words };
     case 'amend':
       return { type: 'human.amend', amendment: choice.amendment };
+    case 'redraw':
+      return { type: 'human.redraw', reason: choice.reason };
     case 'discard':
       return { type: 'human.discard' };
     case 'return':

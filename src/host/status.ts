@@ -7,6 +7,7 @@
 import type { Finding } from '../common/finding.js';
 import type { GitPort } from '../effects/git.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';
+import { amendmentEntries } from '../gauntlet/amendment-items.js';
 import { type HumanStop, renderHumanStop } from '../gauntlet/human-stop.js';
 import { formatPending, parseLedger } from '../gauntlet/ledger.js';
 import { evaluateRules } from '../gauntlet/rules.js';
@@ -32,7 +33,7 @@ export type NextStep =
     }
   /** Every row is done or cut: the next run verifies (gate set, reviews). */
   | { readonly kind: 'verify'; readonly description: string }
-  /** An unreachable row is cut automatically under the spec's amend grant. */
+  /** An amend item (an unreachable cut or an `amend:` item) is applied under the spec's amend grant. */
   | { readonly kind: 'amend'; readonly description: string }
   /** The loop stops for a human with this stop. */
   | {
@@ -169,7 +170,11 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
     ledgerFindings: parsed.findings,
     history,
     escalateAfter: input.escalateAfter,
-    routing: { spec: spec.spec, amendPermission: spec.spec.amendGrant.kind === 'active' },
+    routing: {
+      spec: spec.spec,
+      amendPermission: spec.spec.amendGrant.kind === 'active',
+      amendments: amendmentEntries(specText ?? ''),
+    },
   });
   const stopped = (stop: HumanStop, description: string) =>
     result({ kind: 'stop', stop, stopText: renderHumanStop(stop, ledger), description });
@@ -178,6 +183,31 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
       return result({ kind: 'configuration', description: outcome.message, findings: outcome.findings });
     case 'bound-spent-stop':
       return stopped({ kind: 'bound-spent', row: outcome.row }, outcome.why);
+    case 'spec-amend':
+      if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why });
+      return stopped(
+        {
+          kind: 'spec-amend',
+          row: outcome.row,
+          what: outcome.what,
+          evidence: outcome.evidence,
+          entry: outcome.entry,
+        },
+        outcome.why,
+      );
+    case 'repeated-evidence-stop':
+      return stopped(
+        {
+          kind: 'repeated-evidence',
+          row: outcome.row,
+          what: outcome.what,
+          evidence: outcome.evidence,
+          earlier: outcome.earlier,
+        },
+        outcome.why,
+      );
+    case 'redraw-stop':
+      return stopped({ kind: 'redraw', row: outcome.row, reason: outcome.reason }, outcome.why);
     case 'unreachable-amend': {
       if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why });
       const rowText = spec.spec.rows.find((r) => r.row === outcome.row)?.text;

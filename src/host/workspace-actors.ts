@@ -3,7 +3,7 @@
  * `refresh` (the durable state the loop rebuilds itself from), `commitLedger` (every parent
  * commit) and `readBoundary` (git after a child returned).
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fromPromise } from 'xstate';
 import type {
@@ -141,8 +141,12 @@ export function commitLedgerActor(session: HostSession) {
   return fromPromise<{ head: string }, CommitRequest>(async ({ input }) => {
     const { git } = session;
     const { ledgerPath, specPath, worktree } = session.options;
-    const files = [{ path: ledgerPath, after: serializeLedger(input.ledger) }];
-    if (input.specText !== undefined) files.push({ path: specPath, after: input.specText });
+    // A redraw deletes the ledger (`after: null`); every other commit writes it.
+    const files: { path: string; after: string | null }[] = [
+      { path: ledgerPath, after: input.deleteLedger === true ? null : serializeLedger(input.ledger) },
+    ];
+    if (input.specText !== undefined && input.deleteLedger !== true)
+      files.push({ path: specPath, after: input.specText });
     const headBefore = await observeHead(session);
     // From here on the worktree and HEAD change: only the new HEAD is known afterwards.
     forgetWorktree(session);
@@ -154,6 +158,10 @@ export function commitLedgerActor(session: HostSession) {
       files: files.map((f, i) => ({ path: f.path, before: before[i] ?? null, after: f.after })),
     });
     for (const file of files) {
+      if (file.after === null) {
+        await rm(join(worktree, file.path), { force: true });
+        continue;
+      }
       await mkdir(dirname(join(worktree, file.path)), { recursive: true });
       await writeFileAtomic(join(worktree, file.path), file.after);
     }
@@ -165,11 +173,12 @@ export function commitLedgerActor(session: HostSession) {
     });
     rememberWorktree(session, { head, entries: null });
     // The next refresh meets this ledger's blob in the new commit: keep it parsed by its object name.
-    const ledgerText = files[0]?.after ?? '';
-    session.ledgerByBlob.set(
-      blobObjectName(ledgerText, head.length === 64 ? 64 : 40),
-      parseLedger(ledgerText).ledger,
-    );
+    const ledgerText = files[0]?.after ?? null;
+    if (ledgerText !== null)
+      session.ledgerByBlob.set(
+        blobObjectName(ledgerText, head.length === 64 ? 64 : 40),
+        parseLedger(ledgerText).ledger,
+      );
     await clearCommitIntent(session.files.journal);
     completedSideEffect(session, `commit: ${input.subject}`);
     return { head };

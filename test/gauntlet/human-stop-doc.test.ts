@@ -95,6 +95,36 @@ const EXAMPLES: Example[] = [
     ledger: working,
   },
   {
+    title: 'Amend item without amend permission',
+    when: 'The admitted failed target reported `amend: <what> - <evidence>` (the spec is factually wrong) and no grant applies. Under an active `**Amend-grant:**` the item is applied without this stop (`loop: amend`). The bare Amend menu number applies the recommended `## Amendments` entry.',
+    stop: {
+      kind: 'spec-amend',
+      row: 2,
+      what: 'the bucket is named reports-staging',
+      evidence: 'aws s3 ls lists reports-staging',
+      entry: 'row 2: the bucket is named reports-staging; evidence: aws s3 ls lists reports-staging',
+    },
+    ledger: working,
+  },
+  {
+    title: 'Repeated evidence',
+    when: "An `amend:` item whose evidence the spec's `## Amendments` already carries: an earlier amendment answered that observation and the row still fails on it. Stops under options 4 and 5 alike.",
+    stop: {
+      kind: 'repeated-evidence',
+      row: 2,
+      what: 'the bucket is named reports-staging',
+      evidence: 'aws s3 ls lists reports-staging',
+      earlier: 'row 2: the bucket is named reports-staging; evidence: aws s3 ls lists reports-staging',
+    },
+    ledger: working,
+  },
+  {
+    title: 'Redraw item',
+    when: 'The admitted failed target reported `redraw: <why>`: the problem statement or a component changed. A redraw stops under options 4 and 5 alike; `redraw` (the bare menu number) deletes the ledger in one `loop: redraw` commit and ends the run, and the next run seeds a fresh ledger from the spec.',
+    stop: { kind: 'redraw', row: 2, reason: 'uploads move to the ingest service' },
+    ledger: working,
+  },
+  {
     title: 'Recovery incomplete',
     when: 'Interrupted recovery could not prove ownership, account for actions or clean up. Rows are the saved pre-dispatch cells.',
     stop: {
@@ -189,6 +219,6 @@ describe('docs/human-stops.md', () => {
   it('covers every stop kind once', () => {
     const kinds = EXAMPLES.map((example) => example.stop.kind);
     expect(new Set(kinds).size).toBe(kinds.length);
-    expect(kinds).toHaveLength(11);
+    expect(kinds).toHaveLength(14);
   });
 });

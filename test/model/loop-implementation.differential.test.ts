@@ -31,6 +31,14 @@ function destinationOf(outcome: RulesOutcome): string {
       return outcome.autoApply
         ? 'loop-implementation.implement.cuttingUnreachable'
         : 'loop-implementation.humanStop.unreachableAmend';
+    case 'spec-amend':
+      return outcome.autoApply
+        ? 'loop-implementation.implement.applyingAmendItem'
+        : 'loop-implementation.humanStop.specAmend';
+    case 'repeated-evidence-stop':
+      return 'loop-implementation.humanStop.repeatedEvidence';
+    case 'redraw-stop':
+      return 'loop-implementation.humanStop.redraw';
     case 'verify':
       return 'loop-implementation.verify';
     case 'row-stop':
@@ -93,6 +101,8 @@ describe('loop-implementation: the machine decides as the pure core does', () =>
         'rules:configuration-stop',
         'rules:bound-spent-stop',
         'rules:unreachable-amend',
+        'rules:spec-amend',
+        'rules:redraw-stop',
         'rules:verify',
         'rules:row-stop',
         'rules:seed-stop',

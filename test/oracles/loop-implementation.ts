@@ -100,8 +100,12 @@ const OFFERS: Record<string, readonly string[]> = {
   missingModel: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
   seedExhaustion: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
   boundSpent: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
-  // Answered by a retry, `rows +N` or an applied amendment (§3.13), so the row menu.
-  unreachableAmend: ['human.retry', 'human.raise', 'human.amend', 'human.stop'],
+  // Answered by a retry, `rows +N` or an applied amendment (§3.13), so the row menu; an amendment
+  // stop also offers the redraw the surface keeps outside its batch (docs/decisions/amendments.md).
+  unreachableAmend: ['human.retry', 'human.raise', 'human.amend', 'human.redraw', 'human.stop'],
+  specAmend: ['human.retry', 'human.raise', 'human.amend', 'human.redraw', 'human.stop'],
+  repeatedEvidence: ['human.retry', 'human.raise', 'human.amend', 'human.redraw', 'human.stop'],
+  redraw: ['human.retry', 'human.raise', 'human.amend', 'human.redraw', 'human.stop'],
   recoveryIncomplete: ['human.discard', 'human.stop'],
   commitBoundary: ['human.discard', 'human.stop'],
   // A dirty tree at a fresh entry: every change predates the run, so only stop (issue 10 item 2).
@@ -337,6 +341,15 @@ export function checkLoopStep(
     oracle.same(step, 'stop text (output of stopped)', snapshot.output, {
       status: 'stopped',
       text: 'Stopped by the human: branch state preserved.\n',
+    });
+  }
+  if (snapshot.status === 'done' && leaf === 'redrawn') {
+    // A redraw ends the run after its commit; the next run reseeds (docs/decisions/amendments.md).
+    oracle.same(step, 'redraw ends after its commit', step.event.type, 'xstate.done.actor.commitRedraw');
+    const reason = (latestHumanEvent(context) as { reason?: string } | null)?.reason ?? '';
+    oracle.same(step, 'redrawn text (output of redrawn)', snapshot.output, {
+      status: 'stopped',
+      text: `Redrawn: ${c.input.ledgerPath} is deleted (loop: redraw - ${reason}). Redraw the spec, then run again: the next run seeds a fresh ledger from the spec.\n`,
     });
   }
   if (snapshot.status === 'done' && leaf === 'invalid')
@@ -730,6 +743,52 @@ function checkInvocation(
     case 'commitChoice':
     case 'commitReopen':
       return checkChoice(oracle, step, invocation, c, latestHumanEvent(context));
+    case 'commitAmendItem': {
+      // Option 5: `loop: amend` with the spec's new `## Amendments` entry; rows, iterations and
+      // allowance unchanged (§3.17 "requirement-preserving amendments leave rows unchanged").
+      if (answer?.rule !== 'amend-apply') return oracle.same(step, what, answer?.rule, 'amend-apply');
+      const ledger = input.ledger as LedgerView;
+      const before = c.ledger as LedgerView;
+      const entry = `- row ${answer.row}: ${answer.what}; evidence: ${answer.evidence}`;
+      oracle.same(
+        step,
+        `${what}: subject, body, rows, counters`,
+        [
+          input.subject,
+          String(input.body).split('\n').slice(0, 3),
+          plainRows(ledger),
+          ledger.iterations,
+          ledger.allowance,
+          ledger.pending,
+        ],
+        [
+          'loop: amend',
+          [`amended the spec: row ${answer.row} - ${answer.what}`, `evidence: ${answer.evidence}`, 'granted'],
+          plainRows(before),
+          before.iterations,
+          before.allowance,
+          before.pending,
+        ],
+      );
+      const specText = String(input.specText);
+      oracle.same(
+        step,
+        `${what}: spec entry under ## Amendments`,
+        [specText.includes('## Amendments'), specText.split('\n').includes(entry)],
+        [true, true],
+      );
+      return;
+    }
+    case 'commitRedraw': {
+      // Redraw: one `loop: redraw` commit that deletes the ledger and touches nothing else.
+      const event = latestHumanEvent(context) as { type: string; reason?: string } | null;
+      return oracle.same(
+        step,
+        what,
+        [input.subject, input.body, input.deleteLedger, input.specText],
+        ['loop: redraw', `redraw: ${event?.reason ?? ''}`, true, undefined],
+      );
+    }
     default:
       throw new Error(`no expectation written for effect ${invocation.id}`);
   }
@@ -844,6 +903,17 @@ function checkChoice(
       unchangedRows(row);
     } else if (amendment.kind === 'reopen') {
       const row = amendment.row as number;
+      // With new criterion text the spec's row is rewritten in the same commit; without, the spec
+      // is not part of the commit (docs/decisions/amendments.md, the `amend reopen` finding).
+      const text = (amendment as { text?: string }).text;
+      if (text === undefined)
+        oracle.same(step, `${what}: no spec text without new criterion text`, input.specText, undefined);
+      else {
+        const rowLines = String(input.specText)
+          .split('\n')
+          .filter((l) => /^- \[[ xX]\] /.test(l));
+        oracle.same(step, `${what}: criterion ${row} rewritten`, rowLines[row - 1], `- [ ] ${text}`);
+      }
       oracle.same(step, `${what}: subject`, input.subject, 'loop: amend');
       oracle.same(
         step,
@@ -861,8 +931,8 @@ function checkChoice(
       oracle.same(step, `${what}: subject`, input.subject, 'loop: amend');
       oracle.same(step, `${what}: rows unchanged`, plainRows(after), plainRows(before));
     }
-    // §3.17 "Reconcile ledger and spec in one commit" for an amendment that changes the spec; the
-    // `amend reopen <n>` reply carries no spec change (see docs/proof.md, findings).
+    // §3.17 "Reconcile ledger and spec in one commit" for an amendment that changes the spec; a
+    // reopen without new criterion text changes no spec text (checked above).
     if (amendment.kind !== 'reopen')
       oracle.same(step, `${what}: spec and ledger in one commit`, typeof input.specText, 'string');
     oracle.same(
@@ -913,6 +983,24 @@ function checkStop(oracle: Oracle, step: PathStep, stopNode: AnyStateNode, c: Co
       lines.includes('Recommendation: none - named action bound spent'),
       true,
     );
+  if (stop.kind === 'redraw')
+    oracle.same(
+      step,
+      'redraw recommendation',
+      lines.includes(
+        `Recommendation: redraw ${String(stop.reason)} - a redraw stops under every approval option`,
+      ),
+      true,
+    );
+  if (stop.kind === 'spec-amend')
+    oracle.same(
+      step,
+      'amend item recommendation',
+      lines.includes(
+        `Recommendation: amend spec row ${String(stop.row)}: ${String(stop.what)}; evidence: ${String(stop.evidence)}`,
+      ),
+      true,
+    );
   if (stop.kind === 'seed-exhaustion')
     oracle.same(
       step,
@@ -936,6 +1024,9 @@ export function expectedStopLines(
     'missing-model': new RegExp(`^Stopped on row ${String(stop.row)}$`),
     'bound-spent': new RegExp(`^Stopped on row ${String(stop.row)}$`),
     'unreachable-amend': new RegExp(`^Stopped on row ${String(stop.row)}$`),
+    'spec-amend': new RegExp(`^Stopped on row ${String(stop.row)}$`),
+    'repeated-evidence': new RegExp(`^Stopped on row ${String(stop.row)}$`),
+    redraw: new RegExp(`^Stopped on row ${String(stop.row)}$`),
     'seed-exhaustion': /^Stopped on seed$/,
     'recovery-incomplete': new RegExp(
       `^Stopped: iteration ${String(stop.iteration)} recovery incomplete - .+$`,

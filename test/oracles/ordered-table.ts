@@ -75,6 +75,19 @@ export type TableAnswer =
       readonly what: string;
       readonly where: string;
     }
+  /** `redraw: <why>`: always a stop (docs/decisions/amendments.md). */
+  | { readonly rule: 'redraw'; readonly row: number; readonly reason: string }
+  /** `amend: <what> - <evidence>` whose evidence the spec's `## Amendments` already carries. */
+  | {
+      readonly rule: 'repeated-evidence';
+      readonly row: number;
+      readonly what: string;
+      readonly evidence: string;
+    }
+  /** `amend: <what> - <evidence>` applied under amend permission (`loop: amend`). */
+  | { readonly rule: 'amend-apply'; readonly row: number; readonly what: string; readonly evidence: string }
+  /** `amend: <what> - <evidence>` for the human without amend permission. */
+  | { readonly rule: 'amend-batch'; readonly row: number; readonly what: string; readonly evidence: string }
   | { readonly rule: 'R1' }
   | { readonly rule: 'R2'; readonly row: number }
   | { readonly rule: 'seed-stop'; readonly repairs: number }
@@ -98,6 +111,14 @@ export function labelOf(answer: TableAnswer): string {
       return 'unreachable routing: cut under amend permission';
     case 'unreachable-batch':
       return 'unreachable routing: amend batch';
+    case 'redraw':
+      return 'amendment routing: a redraw item always stops';
+    case 'repeated-evidence':
+      return 'amendment routing: repeated evidence stops';
+    case 'amend-apply':
+      return 'amendment routing: apply the amend item under amend permission';
+    case 'amend-batch':
+      return 'amendment routing: amend item for the human';
     case 'R1':
       return 'R1 no open or failed row';
     case 'R2':
@@ -143,8 +164,13 @@ export function evidenceSegments(cell: string): string[] {
 }
 
 /** Spec facts: AC rows with a `venue:` disposition, and whether an amendment grant is active. */
-export function specFacts(specText: string | null): { venueRows: number[]; grant: boolean } {
-  if (specText === null) return { venueRows: [], grant: false };
+export function specFacts(specText: string | null): {
+  venueRows: number[];
+  grant: boolean;
+  /** The `; evidence: <e>` tails of the `## Amendments` bullets. */
+  amendedEvidence: string[];
+} {
+  if (specText === null) return { venueRows: [], grant: false, amendedEvidence: [] };
   const lines = specText.split('\n');
   const venueRows: number[] = [];
   let row = 0;
@@ -156,7 +182,16 @@ export function specFacts(specText: string | null): { venueRows: number[]; grant
   }
   const grantLines = lines.filter((l) => /^\*\*Amend-grant:\*\*/.test(l));
   const value = grantLines[0]?.replace(/^\*\*Amend-grant:\*\*/, '').trim() ?? '';
-  return { venueRows, grant: grantLines.length === 1 && value !== '' && value !== 'none' };
+  const amendedEvidence: string[] = [];
+  let inAmendments = false;
+  for (const line of lines) {
+    if (/^#{1,6} /.test(line)) inAmendments = line.trim() === '## Amendments';
+    else if (inAmendments) {
+      const tail = /^- .*; evidence: (.+)$/.exec(line.trim());
+      if (tail !== null) amendedEvidence.push((tail[1] ?? '').trim());
+    }
+  }
+  return { venueRows, grant: grantLines.length === 1 && value !== '' && value !== 'none', amendedEvidence };
 }
 
 const ROW_CHILD = /^loop: row (\d+) (done|failed)$/;
@@ -285,6 +320,17 @@ export function referenceTable(facts: TableFacts): TableAnswer {
     if (unreachable !== null && !spec.venueRows.includes(failed)) {
       const answer = { row: failed, what: unreachable[1] ?? '', where: unreachable[2] ?? '' };
       return spec.grant ? { rule: 'unreachable-cut', ...answer } : { rule: 'unreachable-batch', ...answer };
+    }
+    // Amendment markers (docs/decisions/amendments.md): a redraw always stops; an amend item whose
+    // evidence the spec already carries stops; otherwise it applies under the grant or asks.
+    const redraw = /^redraw: (.+)$/.exec(first);
+    if (redraw !== null && unreachable === null)
+      return { rule: 'redraw', row: failed, reason: (redraw[1] ?? '').trim() };
+    const amend = /^amend: (.+?) - (.+)$/.exec(first);
+    if (amend !== null && unreachable === null) {
+      const answer = { row: failed, what: (amend[1] ?? '').trim(), evidence: (amend[2] ?? '').trim() };
+      if (spec.amendedEvidence.includes(answer.evidence)) return { rule: 'repeated-evidence', ...answer };
+      return spec.grant ? { rule: 'amend-apply', ...answer } : { rule: 'amend-batch', ...answer };
     }
   }
 

@@ -10,7 +10,16 @@ export const unobservableGuardOutcomes: Readonly<Record<string, Readonly<Record<
     'loop-implementation.implement.validating||4':
       'impossible: the verdict is exactly one of interrupted, unattributed, seed miss, row miss or admitted, so admitted holds whenever the four rows before it fail',
     ...Object.fromEntries(
-      ['rowAllowance', 'missingModel', 'seedExhaustion', 'boundSpent', 'unreachableAmend'].flatMap((stop) =>
+      [
+        'rowAllowance',
+        'missingModel',
+        'seedExhaustion',
+        'boundSpent',
+        'unreachableAmend',
+        'specAmend',
+        'repeatedEvidence',
+        'redraw',
+      ].flatMap((stop) =>
         ['human.retry', 'human.raise', 'human.amend'].map((event) => [
           `loop-implementation.humanStop.${stop}|${event}|0`,
           'a refused reply takes no transition; test/model/loop-implementation.guards.test.ts sends one at every stop and sees the stop kept',

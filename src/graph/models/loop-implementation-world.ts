@@ -295,6 +295,11 @@ export function worldStates(): readonly WorldState[] {
     twoMisses(),
     oneFailedAttempt('row 1 reported a spent action bound', 'capture; bound spent: capture (1 of 1)'),
     oneFailedAttempt('row 1 reported unreachable', 'e2e; unreachable: prod DNS - runbook section 4'),
+    oneFailedAttempt(
+      'row 1 proposed an amendment',
+      'e2e; amend: the header row is named Title - fixture header.csv line 1',
+    ),
+    oneFailedAttempt('row 1 asked for a redraw', 'e2e; redraw: the export moves to a service'),
     allClosed(0),
     allClosed(WORLD_ALLOWANCE),
   ];

@@ -232,6 +232,8 @@ const actorIds = [
   'resetCheckout',
   'commitInterruptedRepair',
   'commitUnreachableCut',
+  'commitAmendItem',
+  'commitRedraw',
   'commitChoice',
   'commitReopen',
   'commitMigration',
@@ -430,6 +432,8 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
     'xstate.done.actor.resetCheckout': [{ output: { clean: true } }, { output: { clean: false } }],
     'xstate.done.actor.commitInterruptedRepair': committed,
     'xstate.done.actor.commitUnreachableCut': committed,
+    'xstate.done.actor.commitAmendItem': committed,
+    'xstate.done.actor.commitRedraw': committed,
     'xstate.done.actor.commitChoice': committed,
     'xstate.done.actor.commitReopen': committed,
     'xstate.done.actor.commitMigration': committed,
@@ -477,9 +481,13 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
         })),
       ...rowsOf(snapshot, ['done'])
         .slice(0, 1)
-        .map((row) => ({ amendment: { kind: 'reopen', row } })),
+        .flatMap((row): EventPayload[] => [
+          { amendment: { kind: 'reopen', row } },
+          { amendment: { kind: 'reopen', row, text: 'Export writes a header row with quoted names' } },
+        ]),
       { amendment: { kind: 'preserve', what: 'clarified the header wording' } },
     ],
+    'human.redraw': [{ reason: 'the export moves to a service' }],
     'human.discard': [{}],
     'human.return': [{}],
     'human.stop': [{}],

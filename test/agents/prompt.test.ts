@@ -89,6 +89,8 @@ describe('renderPrompt', () => {
     expect(text).not.toContain('\u001b');
     expect(text).toContain('Hint: use the fixture');
     expect(text).toContain('unreachable: <what> - <where>');
+    expect(text).toContain('amend: <the corrected fact> - <what you observed>');
+    expect(text).toContain('redraw: <why>');
   });
 
   it('gives a verification repair no ledger edit, and refuses the verify-repair role for a row', () => {

@@ -7,6 +7,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { LoopContext } from '../../machines/loop-implementation/index.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';
+import { type HumanStop, menuFor, renderHumanStop } from '../gauntlet/human-stop.js';
 import { formatPending } from '../gauntlet/ledger.js';
 import type { Ledger } from '../gauntlet/types.js';
 import type { TranscriptFields, TranscriptStep } from './transcript.js';
@@ -71,6 +72,26 @@ function ledgerView(ledger: Ledger) {
       attempts: `${row.attempts} of ${effectiveAllowance(ledger, row.row)}`,
       evidence: row.evidence,
     })),
+  };
+}
+
+/**
+ * The stop as the person reads it, for `data.stop` (the run viewer shows the text and its menu):
+ * the rendered text when it can be rendered, and the numbered menu.
+ */
+function stopView(context: LoopContext) {
+  const stop = context.stop as HumanStop | null;
+  if (stop === null) return null;
+  let text: string | null;
+  try {
+    text = renderHumanStop(stop, context.stopLedger);
+  } catch {
+    text = null;
+  }
+  return {
+    kind: stop.kind,
+    text,
+    menu: menuFor(stop).map((offer) => ({ number: offer.number, label: offer.label, reply: offer.reply })),
   };
 }
 
@@ -147,7 +168,12 @@ export function projectLoopRecord(step: TranscriptStep): TranscriptFields | null
     fields.decision = 'stop';
     fields.terminalCheck = terminal(snapshot, context);
   }
-  if (context.ledger !== null) fields.data = { ledger: ledgerView(context.ledger) };
+  const stop = isResting(snapshot) && snapshot.matches('humanStop') ? stopView(context) : null;
+  if (context.ledger !== null || stop !== null)
+    fields.data = {
+      ...(context.ledger === null ? {} : { ledger: ledgerView(context.ledger) }),
+      ...(stop === null ? {} : { stop }),
+    };
   if (context.ledger !== null)
     fields.budget = {
       iterationsUsed: context.ledger.iterations,

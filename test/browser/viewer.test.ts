@@ -3,68 +3,40 @@
  * playwright-core, with nothing installed or downloaded at run time. Without /usr/bin/chromium the
  * suite is skipped, unless LOOPCHART_REQUIRE_BROWSER=1 (CI), where that is a failure.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
 import { machines } from '../../machines/index.js';
 import { runCli } from '../../src/cli/commands.js';
 import { shellQuote } from '../../src/cli/demo.js';
 import { toMermaid } from '../../src/viz/mermaid.js';
+import { MIN_REGION_ZOOM } from '../../src/viz/viewer/zoom.js';
 import { bundledScriptedChild } from '../support/cli-bundle.js';
 import { stringSinks } from '../support/string-sinks.js';
+import { browserAvailable, launchChromium, leafIds, requireBrowserOrSkip } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const root = join(import.meta.dirname, '..', '..');
-const available = existsSync(CHROMIUM);
-const required = process.env.LOOPCHART_REQUIRE_BROWSER === '1';
-
-if (!available && !required)
-  console.warn(
-    `browser tests skipped: ${CHROMIUM} not found (set LOOPCHART_REQUIRE_BROWSER=1 to fail instead)`,
-  );
-
-describe.runIf(!available && required)('browser', () => {
-  it(`needs Chromium at ${CHROMIUM} (LOOPCHART_REQUIRE_BROWSER=1)`, () => {
-    expect.fail(`${CHROMIUM} is missing; install Debian's chromium package`);
-  });
-});
+requireBrowserOrSkip();
 
 interface RecordLine {
   machine: string;
   event: string;
   state: string | Record<string, unknown>;
   transition: { source: string; targets: string[] }[];
+  terminalCheck: { success: boolean } | null;
 }
 
-/** The leaf state ids a state value names, for machines whose states keep their default ids. */
-function leafIds(prefix: string, value: unknown): string[] {
-  if (typeof value === 'string') return [`${prefix}.${value}`];
-  return Object.entries(value as Record<string, unknown>).flatMap(([key, inner]) =>
-    leafIds(`${prefix}.${key}`, inner),
-  );
-}
-
-describe.runIf(available)('run viewer in headless Chromium', () => {
+describe.runIf(browserAvailable)('run viewer in headless Chromium', () => {
   let dir: string;
   let context: BrowserContext;
   let page: Page;
   let records: RecordLine[];
   let html: string;
+  let demoStdout: string;
   const requests: string[] = [];
 
   beforeAll(async () => {
@@ -91,12 +63,8 @@ describe.runIf(available)('run viewer in headless Chromium', () => {
     const { io, out } = stringSinks();
     const code = await runCli(['view', transcript, '--out', html], io);
     expect(code, out.stderr).toBe(0);
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-      viewport: { width: 1600, height: 1000 },
-    });
+    demoStdout = demo.out.stdout;
+    context = await launchChromium(dir);
     page = await context.newPage();
     page.on('request', (request) => requests.push(request.url()));
   });
@@ -148,6 +116,72 @@ describe.runIf(available)('run viewer in headless Chromium', () => {
     await page.click('#lc-play');
     await page.waitForSelector(`body[data-step="${records.length - 1}"]`, { timeout: 60_000 });
     expect(await page.textContent('#lc-play')).toContain('play');
+  });
+
+  it('shows the stop as the person read it, marks each session, and opens zoomed on the active region', async () => {
+    await page.goto(pathToFileURL(html).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    // Fitted zoom: the active state is in the pane, its label legible, larger than "fit" would be.
+    const zoomed = await page.evaluate(() => {
+      // biome-ignore lint/suspicious/noExplicitAny: this file has no DOM types; the callback runs in the page
+      const doc = (globalThis as unknown as { document: any }).document;
+      const pane = doc.getElementById('lc-diagram').getBoundingClientRect();
+      const active = doc.querySelector('#lc-diagram svg g.lc-active');
+      const rect = active.getBoundingClientRect();
+      const label = active.querySelector('text').getBoundingClientRect();
+      const svg = doc.querySelector('#lc-diagram svg');
+      const natural = svg.viewBox.baseVal.width * (4 / 3);
+      return {
+        select: doc.getElementById('lc-zoom').value as string,
+        inside:
+          rect.left >= pane.left &&
+          rect.right <= pane.right &&
+          rect.top >= pane.top &&
+          rect.bottom <= pane.bottom,
+        labelHeight: label.height as number,
+        factor: Number(doc.body.dataset.zoom),
+        fitFactor: pane.width / natural,
+      };
+    });
+    expect(zoomed.select).toBe('region');
+    expect(zoomed.inside).toBe(true);
+    expect(zoomed.factor).toBeGreaterThanOrEqual(MIN_REGION_ZOOM);
+    expect(zoomed.factor).toBeGreaterThan(zoomed.fitFactor);
+    // 11 pt state labels at 0.75 or more: at least 11 px tall.
+    expect(zoomed.labelHeight).toBeGreaterThanOrEqual(11);
+
+    // Sessions: the demo ran twice (stop, then resume with the answer); each run starts at xstate.init.
+    let session = 0;
+    const expectedSessions = records.map((record) => (record.event === 'xstate.init' ? ++session : session));
+    expect(session).toBe(2);
+    expect(await page.locator('#lc-timeline-body tr.lc-session-start').count()).toBe(2);
+    const shownSessions = await page.$$eval('#lc-timeline-body tr[data-index]', (rows) =>
+      rows.map((row) => Number((row as unknown as { dataset: { session: string } }).dataset.session)),
+    );
+    expect(shownSessions).toEqual(expectedSessions);
+
+    // The stop: the text the first run printed (the demo's stdout starts with it), and its menu.
+    const stopIndex = records.findIndex((r) => r.terminalCheck !== null && r.terminalCheck.success === false);
+    expect(stopIndex).toBeGreaterThan(0);
+    const printed = demoStdout.slice(0, demoStdout.indexOf('\nA person answers the stop'));
+    expect(printed.startsWith('gauntlet: question\n')).toBe(true);
+    await page.click(`#lc-timeline-body tr[data-index="${stopIndex}"]`);
+    expect(await page.getAttribute('body', 'data-session')).toBe('1');
+    expect(await page.textContent('#lc-details .lc-stop-text')).toBe(printed);
+    const menuLines = printed
+      .split('\n')
+      .map((line) => /^(\d+) - (.*)$/.exec(line))
+      .filter((m) => m !== null)
+      .map((m) => `${m[1]}. ${m[2]}`);
+    expect(menuLines.length).toBeGreaterThan(1);
+    const menu = await page.$$eval('#lc-details .lc-stop-menu li', (items) =>
+      items.map(
+        (li) =>
+          `${(li as unknown as { value: number }).value}. ${(li as unknown as { textContent: string }).textContent}`,
+      ),
+    );
+    expect(menu).toEqual(menuLines);
+    expect(await page.textContent('#lc-details')).not.toContain('{"kind"');
   });
 
   it('fetches nothing from the network', () => {

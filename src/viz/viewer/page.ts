@@ -78,7 +78,7 @@ export function renderViewerPage(view: RunView, svg: string): string {
 <span id="lc-position" aria-live="polite"></span>
 <input id="lc-range" type="range" min="0" max="0" value="0" aria-label="jump to record">
 <label>speed <select id="lc-speed"><option value="2000">slow</option><option value="1000" selected>normal</option><option value="300">fast</option></select></label>
-<label>zoom <select id="lc-zoom"><option value="fit">fit</option><option value="0.25">25%</option><option value="0.5" selected>50%</option><option value="0.75">75%</option><option value="1">100%</option></select></label>
+<label>zoom <select id="lc-zoom" title="region: fit the top-level state holding the active one"><option value="region" selected>region</option><option value="fit">fit</option><option value="0.25">25%</option><option value="0.5">50%</option><option value="0.75">75%</option><option value="1">100%</option></select></label>
 </div>
 <ul id="lc-warnings">${warnings}</ul>
 <main>

@@ -6,6 +6,7 @@
  * from another version of it) becomes a warning shown on the page, never a failure.
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import { type HumanStop, menuFor } from '../../gauntlet/human-stop.js';
 import { shortEventLabel } from '../../graph/labels.js';
 import { assertMachine } from '../../graph/state-nodes.js';
 import { stateValueLabel } from '../../graph/state-value-label.js';
@@ -41,8 +42,25 @@ export interface RunViewStep {
   /** SVG element ids of the active compound and parallel states (drawn as clusters). */
   readonly activeParentElements: readonly string[];
   readonly transitions: readonly RunViewTransition[];
+  /** SVG element id of the top-level state holding the first active leaf (the page zooms to it). */
+  readonly regionElement: string | null;
+  /**
+   * The run session the record belongs to, from 1: each `xstate.init` record after the first
+   * starts a new session (a resumed run appends to the same transcript).
+   */
+  readonly session: number;
+  /** The human stop the record ends at, when it ends at one. */
+  readonly stop: RunViewStop | null;
   /** The record itself, as the transcript has it. */
   readonly record: TranscriptRecord;
+}
+
+/** A human stop as the person read it: the rendered text and its numbered menu. */
+export interface RunViewStop {
+  readonly kind: string;
+  /** The stop text as printed; `null` when the record carries only the stop's fields. */
+  readonly text: string | null;
+  readonly menu: readonly { readonly number: number; readonly label: string; readonly reply: string }[];
 }
 
 /** A transcript resolved against its machine: everything the viewer page needs besides the SVG. */
@@ -86,7 +104,9 @@ export function buildRunView(
   assertMachine(machine);
   const transitions = new Map(enumerateTransitions(machine).map((t) => [t.key, t]));
   const warnings: string[] = [...(options.warnings ?? [])];
+  let session = 0;
   const steps = records.map((record, index): RunViewStep => {
+    if (index === 0 || record.event === 'xstate.init') session += 1;
     const place = placeStateValue(machine, record.state);
     for (const unknown of place.unknown)
       warnings.push(`record ${index + 1}: state "${unknown}" is not in machine "${machine.id}"`);
@@ -97,6 +117,9 @@ export function buildRunView(
       activeStates: place.leaves,
       activeElements: place.leaves.map(stateElementId),
       activeParentElements: place.parents.map(stateElementId),
+      regionElement: place.region === null ? null : stateElementId(place.region),
+      session,
+      stop: stopOf(record),
       transitions: record.transition.map((ref) => {
         const info = transitions.get(ref.key);
         if (info === undefined) {
@@ -135,8 +158,9 @@ export function buildRunView(
 function placeStateValue(
   machine: AnyStateMachine,
   value: StateValue,
-): { leaves: string[]; parents: string[]; unknown: string[] } {
+): { leaves: string[]; parents: string[]; unknown: string[]; region: string | null } {
   const leaves: string[] = [];
+  let region: string | null = null;
   const parents: string[] = [];
   const unknown: string[] = [];
   const visit = (node: AnyStateNode, inner: StateValue, path: string): void => {
@@ -149,6 +173,7 @@ function placeStateValue(
         unknown.push(where);
         continue;
       }
+      if (path === '' && region === null) region = child.id;
       if (rest === null || (typeof rest === 'object' && Object.keys(rest).length === 0))
         leaves.push(child.id);
       else {
@@ -158,7 +183,50 @@ function placeStateValue(
     }
   };
   visit(machine.root, value, '');
-  return { leaves, parents, unknown };
+  return { leaves, parents, unknown, region };
+}
+
+function isMenu(value: unknown): value is RunViewStop['menu'] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (item) =>
+        typeof item === 'object' &&
+        item !== null &&
+        typeof (item as { number?: unknown }).number === 'number' &&
+        typeof (item as { label?: unknown }).label === 'string' &&
+        typeof (item as { reply?: unknown }).reply === 'string',
+    )
+  );
+}
+
+/**
+ * The stop a record ends at: `data.stop` as the loop engine records it (kind, rendered text,
+ * menu), or, for a transcript written before that, the stop's fields from the terminal check's
+ * evidence with the menu the stop offers.
+ */
+function stopOf(record: TranscriptRecord): RunViewStop | null {
+  const recorded = (record.data as { stop?: unknown } | undefined)?.stop as
+    | { kind?: unknown; text?: unknown; menu?: unknown }
+    | undefined;
+  if (
+    typeof recorded === 'object' &&
+    recorded !== null &&
+    typeof recorded.kind === 'string' &&
+    (typeof recorded.text === 'string' || recorded.text === null) &&
+    isMenu(recorded.menu)
+  )
+    return { kind: recorded.kind, text: recorded.text, menu: recorded.menu };
+  const check = record.terminalCheck;
+  if (check === null || check.success || check.evidence.length !== 1) return null;
+  try {
+    const stop = JSON.parse(check.evidence[0] as string) as HumanStop;
+    if (typeof stop !== 'object' || stop === null || typeof stop.kind !== 'string') return null;
+    const menu = menuFor(stop).map((o) => ({ number: o.number, label: o.label, reply: o.reply }));
+    return { kind: stop.kind, text: null, menu };
+  } catch {
+    return null;
+  }
 }
 
 function relativeKey(machine: AnyStateMachine, id: string): string {

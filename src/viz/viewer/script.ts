@@ -8,6 +8,8 @@
  *
  * Kept as a string rather than compiled from TypeScript so the bundler cannot rename or wrap it.
  */
+import { ZOOM_SCRIPT } from './zoom.js';
+
 export const VIEWER_SCRIPT = String.raw`
 (() => {
   'use strict';
@@ -27,35 +29,27 @@ export const VIEWER_SCRIPT = String.raw`
   let current = -1;
   let timer = null;
 
-  // ---- diagram size: "fit" scales to the pane, a percentage scales Graphviz's natural size.
-  const box = svg.viewBox && svg.viewBox.baseVal;
-  const naturalWidth = box && box.width ? box.width * 4 / 3 : svg.getBBox().width;
-  const naturalHeight = box && box.height ? box.height * 4 / 3 : svg.getBBox().height;
-  svg.removeAttribute('width');
-  svg.removeAttribute('height');
-  const zoom = $('lc-zoom');
+  // ---- diagram size: "region" (the default) fits the top-level region of the active state,
+  // "fit" the whole machine, a percentage scales Graphviz's natural size (zoom.ts).
+${ZOOM_SCRIPT}
+  const zoom = createZoom(svg, diagram, $('lc-zoom'));
+  let zoomedRegion;
   const applyZoom = () => {
-    if (zoom.value === 'fit') {
-      svg.style.width = '100%';
-      svg.style.height = 'auto';
-    } else {
-      const factor = Number(zoom.value);
-      svg.style.width = naturalWidth * factor + 'px';
-      svg.style.height = naturalHeight * factor + 'px';
-    }
-    follow();
+    if (current < 0) return;
+    zoomedRegion = steps[current].regionElement;
+    zoom.apply(zoomedRegion, steps[current].activeElements[0]);
+    document.body.dataset.zoom = String(Math.round(zoom.factor() * 100) / 100);
   };
-  if (naturalWidth <= diagram.clientWidth) zoom.value = '1';
-  zoom.addEventListener('change', applyZoom);
-
-  // Centre the active state in the pane so a large diagram follows the run.
+  $('lc-zoom').addEventListener('change', applyZoom);
+  // Keep the active state in view while the region stays the same.
   function follow() {
-    if (current < 0 || zoom.value === 'fit') return;
+    if (current < 0 || $('lc-zoom').value === 'fit') return;
     const ids = steps[current].activeElements;
     const target = ids.length > 0 ? document.getElementById(ids[0]) : null;
     if (!target) return;
     const pane = diagram.getBoundingClientRect();
     const rect = target.getBoundingClientRect();
+    if (rect.left >= pane.left && rect.right <= pane.right && rect.top >= pane.top && rect.bottom <= pane.bottom) return;
     diagram.scrollLeft += rect.left + rect.width / 2 - (pane.left + pane.width / 2);
     diagram.scrollTop += rect.top + rect.height / 2 - (pane.top + pane.height / 2);
   }
@@ -63,10 +57,22 @@ export const VIEWER_SCRIPT = String.raw`
   // ---- timeline
   const start = steps.length > 0 ? Date.parse(steps[0].record.timestamp) : 0;
   const timeline = $('lc-timeline-body');
+  const sessions = steps.length > 0 ? steps[steps.length - 1].session : 0;
   steps.forEach((step, index) => {
     const record = step.record;
+    if (index === 0 || step.session !== steps[index - 1].session) {
+      const band = document.createElement('tr');
+      band.className = 'lc-session-start';
+      band.dataset.session = String(step.session);
+      const cell = node('td', 'session ' + step.session + (step.session === 1 ? ': started ' : ': resumed ') + record.timestamp);
+      cell.colSpan = 7;
+      band.appendChild(cell);
+      timeline.appendChild(band);
+    }
     const row = document.createElement('tr');
     row.dataset.index = String(index);
+    row.dataset.session = String(step.session);
+    row.classList.add(step.session % 2 === 0 ? 'lc-session-even' : 'lc-session-odd');
     row.appendChild(node('td', index + 1, 'num'));
     row.appendChild(node('td', record.cycle, 'num'));
     row.appendChild(node('td', '+' + ((Date.parse(record.timestamp) - start) / 1000).toFixed(1) + 's', 'num'));
@@ -78,6 +84,7 @@ export const VIEWER_SCRIPT = String.raw`
     if (verdict) outcome.appendChild(node('span', verdict, 'lc-badge ' + verdict));
     if (record.decision) outcome.appendChild(node('span', record.decision, 'lc-badge ' + record.decision));
     if (record.terminalCheck) outcome.appendChild(node('span', ' ' + record.terminalCheck.reason));
+    if (step.stop) outcome.appendChild(node('span', ' (' + step.stop.kind + ')'));
     row.appendChild(outcome);
     row.addEventListener('click', () => show(index));
     timeline.appendChild(row);
@@ -152,6 +159,7 @@ export const VIEWER_SCRIPT = String.raw`
     let taken = 0;
     for (let i = 0; i <= index; i++) for (const t of steps[i].transitions) { taken++; seen.add(t.key); }
     const counters = [
+      ['session', step.session + ' of ' + sessions + (step.session > 1 ? ' (resumed)' : '')],
       ['cycle', record.cycle],
       ['records so far', index + 1 + ' of ' + steps.length],
       ['transitions taken', taken + ' (' + seen.size + ' distinct)'],
@@ -180,12 +188,29 @@ export const VIEWER_SCRIPT = String.raw`
     if (record.progressDelta) section('Progress', pairs([
       ['kinds', record.progressDelta.kinds.join(', ')], ['metric delta', record.progressDelta.metricDelta],
     ]));
+    if (step.stop) {
+      const stopBox = node('div', undefined, 'lc-stop');
+      if (step.stop.text !== null) stopBox.appendChild(node('pre', step.stop.text, 'lc-stop-text'));
+      else stopBox.appendChild(node('p', 'stop ' + step.stop.kind + ' (this transcript does not carry the rendered text)', 'note'));
+      const menu = node('ol', undefined, 'lc-stop-menu');
+      for (const offer of step.stop.menu) {
+        const item = node('li');
+        item.value = offer.number;
+        item.appendChild(node('span', offer.label + ': '));
+        item.appendChild(node('code', offer.reply));
+        menu.appendChild(item);
+      }
+      stopBox.appendChild(node('h4', 'Replies (answer with loopchart run ... --answer "<reply>")'));
+      stopBox.appendChild(menu);
+      section('Stopped for a human: ' + step.stop.kind, stopBox);
+    }
     if (record.terminalCheck) {
       const check = record.terminalCheck;
       section('Terminal check', pairs([
         ['rule', check.rule], ['success', String(check.success)], ['reason', check.reason],
       ]));
-      if (check.evidence.length > 0) details.appendChild(list(check.evidence));
+      // A stop's evidence is the stop itself, shown rendered above.
+      if (check.evidence.length > 0 && !step.stop) details.appendChild(list(check.evidence));
     }
     if (record.closing) section('Closing', pairs([
       ['unresolved risk', record.closing.unresolvedRisk], ['next hypothesis', record.closing.nextHypothesis],
@@ -193,6 +218,7 @@ export const VIEWER_SCRIPT = String.raw`
     ]));
     const data = record.data || {};
     for (const [key, value] of Object.entries(data)) {
+      if (key === 'stop' && step.stop) continue;
       if (isRowList(value)) section(key, table(value));
       else if (value && typeof value === 'object' && isRowList(value.rows)) section(key, table(value.rows));
       else section(key, node('pre', JSON.stringify(value, null, 2)));
@@ -233,7 +259,9 @@ export const VIEWER_SCRIPT = String.raw`
     rows.forEach((row, i) => row.classList.toggle('lc-current', i === index));
     rows[index].scrollIntoView({ block: 'nearest' });
     renderDetails(index);
-    follow();
+    document.body.dataset.session = String(step.session);
+    if (step.regionElement !== zoomedRegion) applyZoom();
+    else follow();
     if (history.replaceState) history.replaceState(null, '', '#step=' + (index + 1));
   }
 
@@ -270,7 +298,6 @@ export const VIEWER_SCRIPT = String.raw`
   });
 
   const requested = /step=(\d+)/.exec(location.hash);
-  applyZoom();
   show(requested ? Number(requested[1]) - 1 : 0);
   document.body.dataset.ready = 'true';
 })();

@@ -46,8 +46,14 @@ main { flex: 1 1 auto; display: grid; grid-template-columns: 1fr minmax(320px, 3
 #lc-timeline td.wide { white-space: normal; }
 #lc-timeline tr { cursor: pointer; }
 #lc-timeline tbody tr:hover { background: #f1f3f5; }
+#lc-timeline tr.lc-session-even { background: #f3f0ff; }
+#lc-timeline tr.lc-session-start td { background: #e5dbff; font-weight: 600; white-space: normal; cursor: default; }
 #lc-timeline tr.lc-current { background: var(--active-fill); }
 #lc-timeline .num { text-align: right; font-variant-numeric: tabular-nums; color: var(--muted); }
+#lc-details .lc-stop-text { background: white; border: 1px solid var(--line); padding: 6px 8px; font-size: 12px; }
+#lc-details .lc-stop h4 { font-size: 12px; margin: 8px 0 2px; }
+#lc-details .lc-stop-menu { padding-left: 22px; }
+#lc-details .lc-stop-menu code { font-size: 12px; }
 .lc-badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 11px; background: #e9ecef; }
 .lc-badge.stop, .lc-badge.fail { background: #ffc9c9; }
 .lc-badge.pass, .lc-badge.continue { background: #d3f9d8; }

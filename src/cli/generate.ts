@@ -2,7 +2,8 @@
  * `loopchart generate [--check] [--root <dir>]`: reproduces every generated file of the project
  * from the code, in one command (`npm run generate`):
  *
- * - `visualizations/<machine>.dot`, `.mmd` and `.svg` for every registered machine;
+ * - `visualizations/<machine>.dot`, `.mmd` and `.svg`: the overview of every registered machine,
+ *   and `visualizations/<machine>.<region>.dot` and `.svg`: one per region (src/viz/diagram-set.ts);
  * - `visualizations/coverage.json`: transition and state coverage of every machine by its
  *   generated path suite, run against live actors;
  * - `schemas/<name>.json`: the JSON Schema of every zod schema that crosses a boundary.
@@ -29,9 +30,7 @@ import { runPathSuite } from '../graph/run-path-suite.js';
 import { enumerateTransitions } from '../graph/transitions.js';
 import { scriptSchema } from '../host/child-script.js';
 import { loopProtocolSchemas } from '../loop-protocol/schemas.js';
-import { toDot } from '../viz/dot.js';
-import { toMermaid } from '../viz/mermaid.js';
-import { toSvg } from '../viz/svg.js';
+import { machineDiagramFiles } from '../viz/diagram-set.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
@@ -110,14 +109,9 @@ export async function machineCoverage(name: string, machine: AnyStateMachine): P
   return result.coverage;
 }
 
-/** Diagrams of one machine: DOT, Mermaid and SVG. */
+/** Diagrams of one machine: the overview (DOT, Mermaid, SVG) and each region (DOT, SVG). */
 export async function machineDiagrams(name: string, machine: AnyStateMachine): Promise<GeneratedFile[]> {
-  const dot = toDot(machine);
-  return [
-    { path: `visualizations/${name}.dot`, content: dot },
-    { path: `visualizations/${name}.mmd`, content: toMermaid(machine) },
-    { path: `visualizations/${name}.svg`, content: await toSvg(dot) },
-  ];
+  return machineDiagramFiles(name, machine);
 }
 
 /** Every generated file of the project, in a stable order. */

@@ -3,7 +3,8 @@ import { assertMachine } from '../graph/state-nodes.js';
 import { initialChildId } from '../graph/states.js';
 import { enumerateTransitions, type TransitionInfo } from '../graph/transitions.js';
 import { type CoverageOverlay, uncoveredSets } from './coverage-overlay.js';
-import { edgeLabelParts } from './edge-label.js';
+import type { DiagramView, ViewNode } from './diagram-view.js';
+import { edgeLabelParts, wrapLabelLine } from './edge-label.js';
 import { stateElementId, transitionElementId } from './element-ids.js';
 
 /** Options of {@link toDot}. */
@@ -171,4 +172,116 @@ function initialMarkerId(parentId: string): string {
 /** A DOT double-quoted string; line breaks become DOT's centred `\n`. */
 function quote(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
+}
+
+/** Options of {@link viewToDot}. */
+export interface ViewDotOptions {
+  /** Layout direction; default `LR`. */
+  readonly rankdir?: 'LR' | 'TB';
+  /** Label lines longer than this many characters are wrapped at spaces; default 30. */
+  readonly wrap?: number;
+}
+
+/**
+ * Renders a {@link DiagramView} (an overview, a region or the full machine with merged edges) as
+ * Graphviz DOT. Boxes are as in {@link toDot}; a collapsed compound state is a bold box naming how
+ * many states it holds; a stub (a state outside the region) is a dashed grey box named by its path.
+ * Every box carries `id="state:<id>"` (stubs `stub:<id>`) and a class (`lc-state`, `lc-collapsed`,
+ * `lc-stub`); every edge carries the view edge's id and class `lc-edge`.
+ *
+ * @returns DOT text ending with a newline
+ */
+export function viewToDot(view: DiagramView, options: ViewDotOptions = {}): string {
+  const wrap = options.wrap ?? 30;
+  const lines: string[] = [
+    `digraph ${quote(view.title)} {`,
+    `${INDENT}compound=true;`,
+    `${INDENT}rankdir=${options.rankdir ?? 'LR'};`,
+    `${INDENT}fontname="Helvetica";`,
+    `${INDENT}fontsize=14;`,
+    `${INDENT}label=${quote(view.title)};`,
+    `${INDENT}labelloc=t;`,
+    `${INDENT}node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];`,
+    `${INDENT}edge [fontname="Helvetica", fontsize=9];`,
+  ];
+  const clusters = new Set<string>();
+  const initialEdges: { marker: string; target: string }[] = [];
+  const render = (node: ViewNode, depth: number): void => {
+    const pad = INDENT.repeat(depth);
+    const label = quote([node.title, ...node.details].join('\n'));
+    switch (node.kind) {
+      case 'cluster': {
+        clusters.add(node.stateId);
+        lines.push(`${pad}subgraph ${quote(clusterId(node.stateId))} {`);
+        lines.push(`${pad}${INDENT}id=${quote(stateElementId(node.stateId))};`);
+        lines.push(`${pad}${INDENT}class="lc-state lc-cluster";`);
+        lines.push(`${pad}${INDENT}label=${label};`);
+        lines.push(`${pad}${INDENT}fontsize=12;`);
+        lines.push(`${pad}${INDENT}style=${node.parallel ? 'dashed' : 'rounded'};`);
+        lines.push(
+          `${pad}${INDENT}${quote(node.stateId)} [shape=point, style=invis, width=0, height=0, label=""];`,
+        );
+        if (node.initial !== undefined) {
+          const marker = initialMarkerId(node.stateId);
+          lines.push(`${pad}${INDENT}${quote(marker)} [shape=point, width=0.12, label=""];`);
+          initialEdges.push({ marker, target: node.initial });
+        }
+        for (const child of node.children) render(child, depth + 1);
+        lines.push(`${pad}}`);
+        return;
+      }
+      case 'history':
+        lines.push(
+          `${pad}${quote(node.stateId)} [shape=circle, width=0.3, fixedsize=true, label=${label}, id=${quote(stateElementId(node.stateId))}, class="lc-state"];`,
+        );
+        return;
+      case 'stub':
+        lines.push(
+          `${pad}${quote(node.stateId)} [label=${label}, style="rounded,dashed", color=grey40, fontcolor=grey25, id=${quote(`stub:${node.stateId}`)}, class="lc-stub"];`,
+        );
+        return;
+      case 'collapsed':
+        lines.push(
+          `${pad}${quote(node.stateId)} [label=${label}, style="rounded,bold${node.parallel ? ',dashed' : ''}", id=${quote(stateElementId(node.stateId))}, class="lc-state lc-collapsed"];`,
+        );
+        return;
+      default: {
+        // A box standing for several final states (an overview's outcome group) names them all.
+        const id =
+          node.members === undefined ? stateElementId(node.stateId) : `states:${node.members.join(',')}`;
+        lines.push(
+          `${pad}${quote(node.stateId)} [label=${label}${node.kind === 'final' ? ', peripheries=2' : ''}, id=${quote(id)}, class="lc-state"];`,
+        );
+      }
+    }
+  };
+  if (view.initial !== undefined) {
+    const marker = initialMarkerId(view.machineId);
+    lines.push(`${INDENT}${quote(marker)} [shape=point, width=0.12, label=""];`);
+    initialEdges.push({ marker, target: view.initial });
+  }
+  for (const node of view.nodes) render(node, 1);
+  for (const { marker, target } of initialEdges) {
+    const head = clusters.has(target) ? `, lhead=${quote(clusterId(target))}` : '';
+    lines.push(`${INDENT}${quote(marker)} -> ${quote(target)} [arrowhead=normal${head}];`);
+  }
+  for (const edge of view.edges) {
+    const label = edge.lines.flatMap((line) => wrapLabelLine(line, wrap));
+    const attributes = [`label=${leftJustified(label)}`];
+    const inside = (outer: string, inner: string) => inner.startsWith(`${outer}.`);
+    if (clusters.has(edge.source) && edge.source !== edge.target && !inside(edge.source, edge.target))
+      attributes.push(`ltail=${quote(clusterId(edge.source))}`);
+    if (clusters.has(edge.target) && edge.source !== edge.target && !inside(edge.target, edge.source))
+      attributes.push(`lhead=${quote(clusterId(edge.target))}`);
+    if (edge.eventless) attributes.push('style=dashed');
+    attributes.push(`id=${quote(edge.id)}`, 'class="lc-edge"');
+    lines.push(`${INDENT}${quote(edge.source)} -> ${quote(edge.target)} [${attributes.join(', ')}];`);
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+/** A DOT label of left-justified lines (each ends with DOT's `\\l`). */
+function leftJustified(lines: readonly string[]): string {
+  return `"${lines.map((line) => `${line.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}\\l`).join('')}"`;
 }

@@ -2,6 +2,7 @@ import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { assertMachine, stateNodesInDocumentOrder } from '../graph/state-nodes.js';
 import { initialChildId } from '../graph/states.js';
 import { enumerateTransitions, type TransitionInfo } from '../graph/transitions.js';
+import type { DiagramView, ViewNode } from './diagram-view.js';
 import { edgeLabelParts } from './edge-label.js';
 
 /** Options of {@link toMermaid}. */
@@ -112,4 +113,92 @@ function mermaidIds(machine: AnyStateMachine): Map<string, string> {
     ids.set(node.id, candidate);
   }
   return ids;
+}
+
+/**
+ * The configuration line every view diagram starts with (an init directive, which GitHub's
+ * Mermaid honours): 12 px text instead of 16 and tighter spacing, so that a region fits the
+ * width docs/machines.md promises.
+ */
+export const MERMAID_VIEW_CONFIG =
+  '%%{init: {"themeVariables": {"fontSize": "12px"}, "state": {"nodeSpacing": 20, "rankSpacing": 36}}}%%';
+
+/** Options of {@link viewToMermaid}. */
+export interface ViewMermaidOptions {
+  /** Layout direction; default `TB` (narrow enough for GitHub's column more often than `LR`). */
+  readonly direction?: 'LR' | 'TB';
+}
+
+/**
+ * Renders a {@link DiagramView} (an overview, a region or the full machine with merged edges) as a
+ * Mermaid `stateDiagram-v2`: boxes as in {@link toMermaid} except that a final state is a box with a
+ * heavy border (class `final`; no `--> [*]` edge, which would pull every outcome into one wide
+ * row), a box's `invoke` and `error → failed` lines as state descriptions, collapsed compound
+ * states in bold (class `collapsed`), stubs of
+ * outside states dashed (class `stub`), and one transition line per merged edge whose label lines
+ * are joined with `<br/>`.
+ *
+ * @returns Mermaid text ending with a newline
+ */
+export function viewToMermaid(view: DiagramView, options: ViewMermaidOptions = {}): string {
+  const ids = new Map<string, string>();
+  const used = new Set<string>();
+  const idOf = (stateId: string): string => {
+    const known = ids.get(stateId);
+    if (known !== undefined) return known;
+    let base = stateId.replace(/[^A-Za-z0-9_]/g, '_');
+    if (/^[0-9]/.test(base) || base === '') base = `s_${base}`;
+    let candidate = base;
+    for (let n = 2; used.has(candidate); n++) candidate = `${base}_${n}`;
+    used.add(candidate);
+    ids.set(stateId, candidate);
+    return candidate;
+  };
+  const lines: string[] = [
+    MERMAID_VIEW_CONFIG,
+    'stateDiagram-v2',
+    `${INDENT}direction ${options.direction ?? 'TB'}`,
+  ];
+  const classes = { stub: [] as string[], collapsed: [] as string[], final: [] as string[] };
+  const render = (node: ViewNode, depth: number, parallel: boolean, position: number): void => {
+    const pad = INDENT.repeat(depth);
+    if (parallel && position > 0) lines.push(`${pad}--`);
+    const id = idOf(node.stateId);
+    const label = `"${sanitizeMermaidLabel(node.title)}"`;
+    if (node.kind === 'cluster') {
+      lines.push(`${pad}state ${label} as ${id} {`);
+      if (node.initial !== undefined) lines.push(`${pad}${INDENT}[*] --> ${idOf(node.initial)}`);
+      node.children.forEach((child, index) => {
+        render(child, depth + 1, node.parallel, index);
+      });
+      lines.push(`${pad}}`);
+    } else {
+      lines.push(`${pad}state ${label} as ${id}`);
+    }
+    for (const detail of node.details) lines.push(`${pad}${id} : ${sanitizeMermaidLabel(detail)}`);
+    if (node.kind === 'stub') classes.stub.push(id);
+    if (node.kind === 'collapsed') classes.collapsed.push(id);
+    if (node.kind === 'final') classes.final.push(id);
+  };
+  if (view.initial !== undefined) lines.push(`${INDENT}[*] --> ${idOf(view.initial)}`);
+  view.nodes.forEach((node, index) => {
+    render(node, 1, false, index);
+  });
+  for (const edge of view.edges) {
+    const label = edge.lines.map(sanitizeMermaidLabel).join('<br/>');
+    lines.push(`${INDENT}${idOf(edge.source)} --> ${idOf(edge.target)}${label === '' ? '' : ` : ${label}`}`);
+  }
+  if (classes.stub.length > 0) {
+    lines.push(`${INDENT}classDef stub stroke-dasharray: 4 4, fill: #f6f6f6, color: #444`);
+    lines.push(`${INDENT}class ${classes.stub.join(', ')} stub`);
+  }
+  if (classes.collapsed.length > 0) {
+    lines.push(`${INDENT}classDef collapsed stroke-width: 3px, font-weight: bold`);
+    lines.push(`${INDENT}class ${classes.collapsed.join(', ')} collapsed`);
+  }
+  if (classes.final.length > 0) {
+    lines.push(`${INDENT}classDef final fill: #ffffff, stroke: #333333, stroke-width: 4px`);
+    lines.push(`${INDENT}class ${classes.final.join(', ')} final`);
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
 import ts from 'typescript';
@@ -14,6 +14,46 @@ const ENTRIES = {
   testing: 'src/entry-testing.ts',
   viz: 'src/entry-viz.ts',
 };
+
+/** Where {@link emitDeclarations} writes (ignored by git, never shipped). */
+const TYPES_DIR = 'build/types';
+
+/**
+ * Emits the declarations of every entry and what it imports with one TypeScript program
+ * (tsconfig.dts.json) into {@link TYPES_DIR}, before tsup reads its entries. tsup then bundles
+ * these files instead of compiling the sources again: one program prints every inferred type once,
+ * in program order, so two builds give byte-identical declarations (docs/decisions/package.md
+ * P13); compiling per bundle ordered union members by module load order, which changed from build
+ * to build. Type errors are `npm run typecheck`'s business; an error that stops a declaration from
+ * being printed fails the build here.
+ */
+function emitDeclarations(): void {
+  rmSync(TYPES_DIR, { recursive: true, force: true });
+  const config = ts.getParsedCommandLineOfConfigFile('tsconfig.dts.json', undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    },
+  });
+  if (config === undefined || config.errors.length > 0) throw new Error('tsconfig.dts.json does not parse');
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const { diagnostics } = program.emit();
+  if (diagnostics.length > 0)
+    throw new Error(
+      ts.formatDiagnostics(diagnostics, {
+        getCanonicalFileName: (name) => name,
+        getCurrentDirectory: ts.sys.getCurrentDirectory,
+        getNewLine: () => '\n',
+      }),
+    );
+}
+
+emitDeclarations();
+
+/** The emitted declarations of each entry, bundled by tsup (`dts.entry`). */
+const DTS_ENTRIES = Object.fromEntries(
+  Object.entries(ENTRIES).map(([name, path]) => [name, `${TYPES_DIR}/${path.replace(/\.ts$/, '.d.ts')}`]),
+);
 
 /** The identifier a call chain starts from: `z` for `z.string().min(1)`, `text` for `text.describe(…)`. */
 function chainRoot(node: ts.Expression): string | null {
@@ -90,7 +130,7 @@ export default defineConfig([
   {
     entry: ENTRIES,
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: { entry: DTS_ENTRIES },
     splitting: true,
     sourcemap: false,
     clean: true,

@@ -82,7 +82,8 @@ export function closedHeadOf(context: LoopContext): string {
   return '';
 }
 
-interface GuardArgs {
+/** The arguments XState passes a guard of the review regions (exported so declarations can name it). */
+export interface GuardArgs {
   readonly context: LoopContext;
   readonly event: unknown;
 }

@@ -69,7 +69,7 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
   args: readonly string[],
   options: O,
   allowPositionals = false,
-) {
+): CommandArgs<O> {
   const all = { ...COMMON_OPTIONS, ...options };
   try {
     return parseArgs({
@@ -82,6 +82,20 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
     throw new UsageError(`${command}: ${usageMessage(error as Error, all)}`);
   }
 }
+
+/**
+ * What {@link parseCommandArgs} returns for the options `O`: `parseArgs`'s result for the common
+ * options plus `O`. Written out so the published declarations can name it (node's own name for an
+ * options table is not exported).
+ */
+export type CommandArgs<O extends NonNullable<ParseArgsConfig['options']>> = ReturnType<
+  typeof parseArgs<{
+    args: string[];
+    options: typeof COMMON_OPTIONS & O;
+    strict: true;
+    allowPositionals: boolean;
+  }>
+>;
 
 /**
  * Parses a non-negative integer option value.

@@ -155,3 +155,55 @@ describe('renderViewerPage', () => {
     expect(() => inlineSvg('<html></html>')).toThrow(/not an SVG document/);
   });
 });
+
+describe('buildRunView: sessions and stops', () => {
+  const stopped = (evidence: string[], data?: TranscriptRecord['data']): TranscriptRecord => ({
+    ...record('fixture', 'idle', 'xstate.done.actor.refresh'),
+    terminalCheck: { rule: 'row-allowance', success: false, reason: 'stopped for a human', evidence },
+    ...(data === undefined ? {} : { data }),
+  });
+
+  it('starts a new session at every xstate.init after the first record', () => {
+    const view = buildRunView(
+      [
+        record('fixture', 'idle', 'xstate.init'),
+        record('fixture', 'idle', 'START'),
+        record('fixture', 'idle', 'xstate.init'),
+        record('fixture', 'idle', 'START'),
+        record('fixture', 'idle', 'xstate.init'),
+      ],
+      repairFixtureMachine,
+    );
+    expect(view.steps.map((s) => s.session)).toEqual([1, 1, 2, 2, 3]);
+  });
+
+  it('takes the rendered stop from data.stop, else the menu from the stop fields in the evidence', () => {
+    const menu = [
+      { number: 1, label: 'Retry with hint', reply: 'retry 2 | <hint>' },
+      { number: 2, label: 'Stop and keep the branch as it is', reply: 'stop' },
+    ];
+    const recorded = buildRunView(
+      [
+        stopped(['{"kind":"row-allowance","row":2}'], {
+          stop: { kind: 'row-allowance', text: 'gauntlet: question\n', menu },
+        }),
+      ],
+      repairFixtureMachine,
+    );
+    expect(recorded.steps[0]?.stop).toEqual({ kind: 'row-allowance', text: 'gauntlet: question\n', menu });
+
+    // An older transcript: only the stop's fields. The row-allowance menu (docs/human-stops.md):
+    // retry, rows +N, amend, stop.
+    const older = buildRunView([stopped(['{"kind":"row-allowance","row":2}'])], repairFixtureMachine);
+    expect(older.steps[0]?.stop?.text).toBeNull();
+    expect(older.steps[0]?.stop?.menu.map((o) => o.reply.split(' ')[0])).toEqual([
+      'retry',
+      'rows',
+      'amend',
+      'stop',
+    ]);
+
+    // Evidence that is not a stop is no stop.
+    expect(buildRunView([stopped(['gate 1 failed'])], repairFixtureMachine).steps[0]?.stop).toBeNull();
+  });
+});

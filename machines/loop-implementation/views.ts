@@ -379,8 +379,8 @@ export function choiceEdit(context: LoopContext, event: HumanEvent): CommitReque
           ledger,
           amendment.row,
           amendment.text === undefined
-            ? 'reopened by a human amendment; the spec text is unchanged'
-            : `reopened by a human amendment; criterion ${amendment.row} is now: ${amendment.text}`,
+            ? 'reopened by a human amendment - the spec text is unchanged'
+            : `reopened by a human amendment - criterion ${amendment.row} is now: ${amendment.text}`,
         );
         return amendment.text === undefined
           ? edit

@@ -9,8 +9,8 @@
  * back and the index entries are reset, so the machine, replaying from disk and history, makes the
  * same commit again. A file holding anything else was touched by someone else and is left alone.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
 import type { GitPort } from '../effects/git.js';
@@ -84,7 +84,11 @@ export async function recoverCommitIntent(journal: string, git: GitPort): Promis
   for (const file of intent.files) {
     const path = join(git.worktree, file.path);
     if (file.before === null) await rm(path, { force: true });
-    else await writeFileAtomic(path, file.before);
+    else {
+      // A deleted file's folder may be gone too (the redraw deletes the ledger).
+      await mkdir(dirname(path), { recursive: true });
+      await writeFileAtomic(path, file.before);
+    }
   }
   await unstagePaths(
     git.worktree,

@@ -194,3 +194,48 @@ describe('redraw', () => {
     expect(rowCells(ledger, 1)).toEqual(['done', '1']);
   });
 });
+
+describe('amend reopen <n> <new criterion text> at the verification stop', () => {
+  it('rewrites the criterion in the spec in the same loop: amend commit and stops for the return', async () => {
+    const r = repo({
+      script: {
+        version: 1,
+        targets: {
+          seed: [
+            { do: 'seed', evidence: { '1': 'one; passes', '2': 'two; passes' }, closeOnBaseline: [1, 2] },
+          ],
+        },
+      },
+    });
+    // No model for a verification repair: the verification stop offers amend or stop.
+    const args = await r.runArgs('--allowance', '2', '--gate', 'exit 1');
+    const stop = await cli('run', args);
+    expect(stop.code).toBe(3);
+    expect(stop.stdout.split('\n').slice(0, 2)).toEqual([
+      'gauntlet: question',
+      'Stopped: verification failed with every row closed',
+    ]);
+    const reopened = await cli('run', [
+      ...args,
+      '--answer',
+      'amend reopen 1 The export writes a quoted header row',
+    ]);
+    expect(reopened.code).toBe(3);
+    expect(reopened.stdout.split('\n').slice(0, 2)).toEqual([
+      'gauntlet: question',
+      'Stopped: row 1 reopened by amendment during verify',
+    ]);
+    expect(r.subjects().at(-1)).toBe('loop: amend');
+    expect(r.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(
+      [r.ledgerPath, r.specPath].sort(),
+    );
+    expect(r.git('show', '-s', '--format=%b', 'HEAD').trim().split('\n')).toEqual([
+      'reopened row 1 by amendment',
+      'reopened by a human amendment - criterion 1 is now: The export writes a quoted header row',
+    ]);
+    const spec = r.read(r.specPath);
+    expect(spec).toContain('- [ ] The export writes a quoted header row\n- [ ] The second row\n');
+    expect(spec).not.toContain('The first row');
+    expect(rowCells(r.ledger(), 1)).toEqual(['open', '0']);
+  });
+});

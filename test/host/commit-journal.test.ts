@@ -37,6 +37,23 @@ describe('the commit journal', () => {
     expect(existsSync(journal)).toBe(false);
   });
 
+  it('rolls back a redraw that deleted the ledger but did not commit (after: null)', async () => {
+    repo.write('plans/ledger.md', 'the ledger\n');
+    repo.git('add', 'plans/ledger.md');
+    repo.git('commit', '-q', '-m', 'ledger');
+    const head = repo.git('rev-parse', 'HEAD').trim();
+    await writeCommitIntent(journal, {
+      version: 1,
+      headBefore: head,
+      subject: 'loop: redraw',
+      files: [{ path: 'plans/ledger.md', before: 'the ledger\n', after: null }],
+    });
+    repo.git('rm', '-q', 'plans/ledger.md');
+    expect(await recoverCommitIntent(journal, git)).toBe('rolled-back');
+    expect(readFileSync(join(repo.dir, 'plans/ledger.md'), 'utf8')).toBe('the ledger\n');
+    expect(repo.git('status', '--porcelain')).toBe('');
+  });
+
   it('only clears the journal when the commit was made', async () => {
     const head = repo.git('rev-parse', 'HEAD').trim();
     await writeCommitIntent(journal, {

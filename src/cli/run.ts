@@ -331,7 +331,13 @@ export const runCommand: CliCommand = {
     };
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
     const { live, json, help, ...runner } = options;
-    const inspection = live === null ? null : await startLiveInspection(io, live);
+    const inspection = live === null ? null : await startLiveInspection(io, live, interruption.signal);
+    if (inspection !== null && interruption.signal.aborted) {
+      // Ctrl-C while --inspect-wait waited for a page: nothing ran.
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      await inspection.server.close();
+      return INTERRUPTED_EXIT_CODE;
+    }
     let ended: { status: string; state: string; text?: string } = { status: 'failed', state: 'unknown' };
     try {
       const result = await executeRun(
@@ -387,7 +393,7 @@ export interface LiveInspection {
  * Starts the live explorer for `--inspect`: a hub that turns the actor's inspection events into
  * steps, served on 127.0.0.1. Loaded only when asked for (it loads the viz and the loop model).
  */
-async function startLiveInspection(io: CliIo, live: LiveInspection) {
+async function startLiveInspection(io: CliIo, live: LiveInspection, interrupt: AbortSignal) {
   const [{ createLiveHub }, { serveExplorer }, { models }] = await Promise.all([
     import('../viz/explorer/live.js'),
     import('../viz/explorer/server.js'),
@@ -398,7 +404,13 @@ async function startLiveInspection(io: CliIo, live: LiveInspection) {
   io.stderr.write(`loopchart: inspect: ${server.url}\n`);
   if (live.wait) {
     io.stderr.write('loopchart: inspect: the run starts once a page is open\n');
-    await hub.attached();
+    await Promise.race([
+      hub.attached(),
+      new Promise<void>((resolve) => {
+        if (interrupt.aborted) resolve();
+        else interrupt.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    ]);
   }
   return { hub, server };
 }

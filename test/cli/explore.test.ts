@@ -173,3 +173,16 @@ describe('loopchart explore', () => {
     expect(out.stderr).toContain(message);
   });
 });
+
+describe('loopchart run --inspect options', () => {
+  it.each([
+    [['--inspect-wait'], '--inspect-port and --inspect-wait go with --inspect'],
+    [['--inspect-port', '8080'], '--inspect-port and --inspect-wait go with --inspect'],
+    [['--inspect', '--inspect-port', '70000'], '--inspect-port must be at most 65535'],
+    [['--inspect', '--inspect-port', 'x'], '--inspect-port must be a whole number'],
+  ])('run %j exits 2 before anything runs: %s', async (extra, message) => {
+    const { io, out } = stringSinks();
+    expect(await runCli(['run', '--spec', 'docs/spec.md', '--child', 'true', ...extra], io)).toBe(2);
+    expect(out.stderr).toContain(message);
+  });
+});

@@ -146,7 +146,7 @@ export const EXPLORER_SCRIPT = String.raw`
     drawEvents(next.events);
     $('ex-position').textContent = 'step ' + next.position + ' / ' + next.steps +
       (next.path ? ' of path ' + next.path.id : '') + ', t = ' + next.now + ' ms';
-    $('ex-back').disabled = $('ex-reset').disabled = next.position === 0 && !next.path;
+    $('ex-reset').disabled = next.steps === 0;
     $('ex-back').disabled = next.position === 0;
     $('ex-forward').disabled = next.position >= next.steps;
     body.dataset.position = String(next.position);

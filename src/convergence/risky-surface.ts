@@ -31,14 +31,19 @@ export const RISKY_SURFACES: readonly RiskySurface[] = [
 export const RISKY_SURFACE_PATTERNS: readonly RegExp[] = RISKY_SURFACES.map((s) => s.pattern);
 
 /**
- * A changed path as the patterns read it: `/` separators and no leading `./`, so that the same
- * file reported as `./tests/a` or `tests\a` is still recognised.
+ * A changed path as the patterns read it: `/` separators, no `.` segment and no empty segment, so
+ * that the same file reported as `./tests/a`, `tests\a`, `tests//a` or `.github/./workflows/ci.yml`
+ * is still recognised.
  *
  * @param path a repository-relative path
  * @returns the path in canonical spelling
  */
 export function canonicalChangedPath(path: string): string {
-  return path.replaceAll('\\', '/').replace(/^(?:\.\/)+/, '');
+  return path
+    .replaceAll('\\', '/')
+    .split('/')
+    .filter((segment) => segment !== '.' && segment !== '')
+    .join('/');
 }
 
 function checkPaths(paths: unknown): readonly string[] {

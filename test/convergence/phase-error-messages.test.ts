@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { bindingEvidence } from '../../src/convergence/law.js';
+import { normalizeRound } from '../../src/convergence/normalize-round.js';
 import {
   admitRound,
   exhaustRepairBudget,
@@ -7,7 +9,7 @@ import {
 } from '../../src/convergence/repair-phase.js';
 import { RepairPhaseError } from '../../src/convergence/repair-phase-error.js';
 import { worstVerdict } from '../../src/convergence/verdict.js';
-import { A, B, fail, pass } from './fixtures.js';
+import { A, B, fail, notProven, pass } from './fixtures.js';
 
 // Reference §1.2, preconditions P1 and P2, and the incremental form's refusals: each refusal is a
 // named error whose sentence says what was wrong and with which value, so that a caller can fix
@@ -92,5 +94,23 @@ describe('worst-of needs a leg', () => {
     expect(worstVerdict(['PASS', 'NOT_PROVEN', 'PASS'])).toBe('NOT_PROVEN');
     expect(worstVerdict(['FAIL', 'NOT_PROVEN'])).toBe('FAIL');
     expect(worstVerdict(['NOT_PROVEN', 'FAIL', 'PASS'])).toBe('FAIL');
+  });
+});
+
+describe('evidence without resolves admits nothing (reference §1.2, C4 evidence branch)', () => {
+  it('a digest-bound ref that names no resolved id leaves an unchanged subject a law stop', () => {
+    // NOT_PROVEN [f1] → NOT_PROVEN [] over the same digest: f1 left the open set, but the new
+    // evidence binds to the digest without saying what it resolves.
+    const result = runRepairPhase([
+      notProven(A, ['f1']),
+      notProven(A, [], { evidence: [{ ref: 'log-2', subject_digest: A }] }),
+    ]);
+    expect(result.stopReason).toBe('no_subject_or_evidence_change');
+    expect(
+      bindingEvidence(
+        normalizeRound(notProven(A, ['f1'])),
+        normalizeRound(notProven(A, [], { evidence: [{ ref: 'log-2', subject_digest: A }] })),
+      ),
+    ).toEqual([]);
   });
 });

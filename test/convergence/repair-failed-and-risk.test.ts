@@ -9,9 +9,12 @@ import { A, B, C, fail, pass } from './fixtures.js';
 // digest, the round lines judged so far and `validate` not checked; risk only rises during a phase.
 
 describe('the report of a repair that returned nothing', () => {
-  const state = admitRound(startRepairPhase(fail(A, ['f1', 'f2']), { repairRounds: 3 }), fail(B, ['f1']));
+  // Built inside each test: code run while the file loads is covered by no test in particular.
+  const judged = () =>
+    admitRound(startRepairPhase(fail(A, ['f1', 'f2']), { repairRounds: 3 }), fail(B, ['f1']));
 
   it('is NOT_PROVEN, names no subject, keeps the judged round lines and says validate was not checked', () => {
+    const state = judged();
     const report = repairFailedReport(state, { intentRef: 'issue-7', acceptanceDigest: C });
     expect(report).toEqual({
       schema_version: 'rpi-report.v1',
@@ -28,6 +31,7 @@ describe('the report of a repair that returned nothing', () => {
   });
 
   it("drops Plan's identities that would not check (blank ref, malformed digest) instead of throwing", () => {
+    const state = judged();
     for (const identity of [
       { intentRef: '  ', acceptanceDigest: 'A'.repeat(64) },
       { intentRef: '', acceptanceDigest: 'abc' },
@@ -43,6 +47,7 @@ describe('the report of a repair that returned nothing', () => {
   });
 
   it('copies the round lines: the report does not share the state array', () => {
+    const state = judged();
     const report = repairFailedReport(state);
     expect(report.checked).not.toBe(state.checkedLines);
     expect(report.checked).toEqual(state.checkedLines);
@@ -50,15 +55,17 @@ describe('the report of a repair that returned nothing', () => {
 });
 
 describe('risk only rises during a phase', () => {
-  const plain = startRepairPhase(fail(A, ['f1']), { repairRounds: 2 });
+  const fresh = () => startRepairPhase(fail(A, ['f1']), { repairRounds: 2 });
 
   it('a risky measurement makes a plain phase risky; the rest of the state is unchanged', () => {
+    const plain = fresh();
     const risky = upgradeRiskySurface(plain, true);
     expect(risky).toEqual({ ...plain, riskySurface: true });
     expect(plain.riskySurface).toBe(false);
   });
 
   it('a plain measurement never lowers the risk, and nothing changes returns the same state', () => {
+    const plain = fresh();
     const risky = upgradeRiskySurface(plain, true);
     expect(upgradeRiskySurface(risky, false)).toBe(risky);
     expect(upgradeRiskySurface(risky, true)).toBe(risky);
@@ -66,6 +73,7 @@ describe('risk only rises during a phase', () => {
   });
 
   it('upgraded between rounds, a one-family PASS stops as diversity_unsatisfied, as if risky from round 0', () => {
+    const plain = fresh();
     const upgraded = admitRound(upgradeRiskySurface(plain, true), pass(B, { family: 'codex' }));
     expect(finishRepairPhase(upgraded)).toMatchObject({
       stopReason: 'diversity_unsatisfied',

@@ -9,6 +9,7 @@ import {
   FRESH_STREAKS,
   type LoopFacts,
   median,
+  type NoisyBaseline,
   nextStreaks,
   startProgressLedger,
 } from '../../src/loop-protocol/index.js';
@@ -182,9 +183,14 @@ describe("a cycle's action disposition", () => {
 });
 
 describe('claims that do not count say why', () => {
-  const base = aggregateBaseline([10, 12, 11], { direction: 'lower-is-better' });
-  if (!base.ok) throw new Error('fixture');
-  const baseline = base.baseline; // median 11, tolerance 2
+  // Samples 10, 12, 11: median 11, spread 10..12, tolerance 2 (written out, not computed).
+  const baseline: NoisyBaseline = {
+    direction: 'lower-is-better',
+    samples: [10, 12, 11],
+    median: 11,
+    spread: { min: 10, max: 12 },
+    tolerance: 2,
+  };
 
   it('a repeated criterion, hypothesis or evidence fingerprint', () => {
     const first = assessProgress(

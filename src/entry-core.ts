@@ -14,6 +14,7 @@ export * from './cybernetic/index.js';
 export * from './gauntlet/action-records.js';
 export * from './gauntlet/allowance.js';
 export * from './gauntlet/amendment.js';
+export * from './gauntlet/amendment-items.js';
 export * from './gauntlet/child-contract.js';
 export * from './gauntlet/commits.js';
 export * from './gauntlet/decisions.js';

@@ -23,6 +23,7 @@ export * from './gauntlet/escalation.js';
 export * from './gauntlet/evidence.js';
 export * from './gauntlet/history.js';
 export * from './gauntlet/human-stop.js';
+export * from './gauntlet/leg-entries.js';
 export * from './gauntlet/ledger.js';
 export * from './gauntlet/reference-child.js';
 export * from './gauntlet/repair.js';

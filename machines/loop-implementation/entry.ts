@@ -2,11 +2,30 @@
  * Entry: seed a fresh ledger from the spec, or restore an admitted one from disk and history.
  */
 import { assign } from 'xstate';
+import { finding } from '../../src/common/finding.js';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
+import { isCoordinated, memberNames } from '../../src/gauntlet/leg-entries.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
+import type { Spec } from '../../src/gauntlet/types.js';
 import { legacyLedgerInvalidState, legacyRestoreTransitions, migratingAllowanceState } from './legacy.js';
 import { loopSetup } from './setup.js';
 import { adoptedReservation, describeError, dirtDetail, headLedger, seedOf } from './views.js';
+
+/**
+ * The statechart drives one leg until its coordinated regions land (issue 13): a spec declaring
+ * several legs is a configuration error here rather than a run that would treat every row as home.
+ */
+function singleLegOnly(spec: Spec) {
+  return isCoordinated(spec)
+    ? [
+        finding(
+          'spec.legs.coordinated',
+          0,
+          `the spec declares ${memberNames(spec).length} legs (${memberNames(spec).join(', ')}); coordinated runs are not supported yet: list one member in ## Legs or remove the section`,
+        ),
+      ]
+    : [];
+}
 
 /** The `entry` region of the loop engine. */
 export const entryRegion = loopSetup.createStateConfig({
@@ -32,7 +51,10 @@ export const entryRegion = loopSetup.createStateConfig({
               head: facts.head,
               specText: facts.specText,
               spec: parsedSpec?.spec ?? null,
-              specFindings: parsedSpec?.findings ?? [],
+              specFindings: [
+                ...(parsedSpec?.findings ?? []),
+                ...(parsedSpec === null ? [] : singleLegOnly(parsedSpec.spec)),
+              ],
               ledger: parsedLedger?.ledger ?? null,
               ledgerFindings: parsedLedger?.findings ?? [],
             };

@@ -14,10 +14,14 @@ import { InputError, LedgerFormatError } from '../common/errors.js';
 import { type Finding, finding } from '../common/finding.js';
 import { decisionProblem } from './decisions.js';
 import { hasUnescapedPipe, splitUnescaped, unescapeEvidence } from './evidence.js';
-import { dispositionEvidence, isCutDisposition } from './spec.js';
+import { isCoordinated, legEntries, memberNames } from './leg-entries.js';
+import { dispositionEvidence, isCutDisposition, LEG_NAME } from './spec.js';
 import {
   type Ledger,
+  type LedgerLegs,
+  type LedgerMember,
   type LedgerRow,
+  type LegMappingEntry,
   type PendingTuple,
   ROW_STATUSES,
   type RowStatus,
@@ -39,6 +43,13 @@ export const TABLE_SEPARATOR = '|---|---|---|---|';
 
 /** Heading of the append-only decision list. */
 export const DECISIONS_HEADING = '## Decisions';
+
+/** Heading of a coordinated ledger's row-to-leg table (§1.7). */
+export const LEG_MAPPING_HEADING = '## Leg mapping';
+
+/** Canonical `## Leg mapping` table header and separator. */
+export const LEG_MAPPING_HEADER = '| row | ac | leg |';
+export const LEG_MAPPING_SEPARATOR = '|---|---|---|';
 
 // ---------------------------------------------------------------------------------------------
 // pending: tuple (§1.6)
@@ -141,7 +152,17 @@ type Slot =
   | { readonly kind: 'separator' }
   | { readonly kind: 'row'; readonly index: number; readonly value: LedgerRow }
   | { readonly kind: 'decisions-heading' }
-  | { readonly kind: 'decision'; readonly index: number; readonly value: string };
+  | { readonly kind: 'decision'; readonly index: number; readonly value: string }
+  | {
+      readonly kind: 'member';
+      readonly field: 'base' | 'seeded';
+      readonly name: string;
+      readonly value: string | boolean;
+    }
+  | { readonly kind: 'mapping-heading' }
+  | { readonly kind: 'mapping-header' }
+  | { readonly kind: 'mapping-separator' }
+  | { readonly kind: 'mapping-row'; readonly index: number; readonly value: LegMappingEntry };
 
 interface LayoutLine extends SourceLine {
   readonly slot: Slot;
@@ -171,6 +192,9 @@ const RAW: Slot = { kind: 'raw' };
 
 const HEADING = /^#{1,6}(?:[ \t]|$)/;
 const DECISIONS_HEADING_LINE = /^##[ \t]+Decisions[ \t]*$/;
+const LEG_MAPPING_HEADING_LINE = /^##[ \t]+Leg mapping[ \t]*$/;
+/** `base <member>: <sha>` / `seeded <member>: yes|no` (coordinated runs, §1.2). */
+const MEMBER_LINE = /^(base|seeded)[ \t]+([^\s:]+)[ \t]*:(.*)$/s;
 // `s`: values may hold U+2028/U+2029, which `.` would not match; only \n ends a line here.
 const SPEC_LINE = /^\*\*Spec:\*\*(.*)$/s;
 const KEY_LINE = /^(base|verification|checks|iterations|allowance|pending|cap):(.*)$/s;
@@ -336,6 +360,7 @@ function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
   // Header block: from line 2 up to the table or the first heading.
   const values: HeaderValues = {};
   const seenAt = new Map<HeaderKey, number>();
+  const members = new Map<string, { base?: string; seeded?: boolean; baseAt?: number; seededAt?: number }>();
   let latest: { key: HeaderKey; order: number } | null = null;
   let i = 1;
   for (; i < source.length; i++) {
@@ -353,7 +378,11 @@ function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
       key = keyed[1] as HeaderKey | 'cap';
       raw = (keyed[2] as string).trim();
     }
-    if (key === null) continue; // blank or unknown header line: kept verbatim
+    if (key === null) {
+      const member = MEMBER_LINE.exec(content);
+      if (member) parseMemberLine(member, i, slots, members, findings);
+      continue; // blank or unknown header line: kept verbatim
+    }
     if (key === 'cap') {
       findings.push(
         finding(
@@ -420,6 +449,8 @@ function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
       ),
     );
 
+  const memberList = memberFindings(members, findings);
+
   // Row table.
   const rows: LedgerRow[] = [];
   if (i < source.length && isTableLine((source[i] as SourceLine).content)) {
@@ -436,12 +467,41 @@ function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
 
   // Sections after the table: `## Decisions` and any unknown section, kept verbatim.
   const decisions: string[] = [];
+  const mapping: LegMappingEntry[] = [];
   let section: 'none' | 'decisions' | 'other' = 'none';
   let decisionsAt: number | null = null;
+  let mappingAt: number | null = null;
   for (; i < source.length; i++) {
     const content = (source[i] as SourceLine).content;
     const lineNo = i + 1;
-    if (DECISIONS_HEADING_LINE.test(content)) {
+    if (LEG_MAPPING_HEADING_LINE.test(content)) {
+      section = 'other';
+      if (mappingAt !== null) {
+        findings.push(
+          finding(
+            'ledger.legs.mapping-duplicate',
+            lineNo,
+            `a second ## Leg mapping section (first on line ${mappingAt})`,
+          ),
+        );
+        continue;
+      }
+      mappingAt = lineNo;
+      slots[i] = { kind: 'mapping-heading' };
+      let next = i + 1;
+      while (next < source.length && isBlank((source[next] as SourceLine).content)) next++;
+      if (next < source.length && isTableLine((source[next] as SourceLine).content)) {
+        i = parseMappingTable(source, next, slots, mapping, findings) - 1;
+      } else {
+        findings.push(
+          finding(
+            'ledger.legs.mapping-table',
+            lineNo,
+            'the ## Leg mapping section has no | row | ac | leg | table',
+          ),
+        );
+      }
+    } else if (DECISIONS_HEADING_LINE.test(content)) {
       if (decisionsAt === null) {
         decisionsAt = lineNo;
         slots[i] = { kind: 'decisions-heading' };
@@ -475,8 +535,29 @@ function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
   }
   if (decisionsAt === null)
     findings.push(finding('ledger.decisions.missing', 0, 'the ## Decisions section is missing'));
+  if (memberList.length > 0 && mappingAt === null)
+    findings.push(
+      finding(
+        'ledger.legs.mapping-missing',
+        0,
+        'the ledger names its members (base <member>: / seeded <member>:) but has no ## Leg mapping section',
+      ),
+    );
+  if (memberList.length === 0 && mappingAt !== null)
+    findings.push(
+      finding(
+        'ledger.legs.members-missing',
+        mappingAt,
+        'a ## Leg mapping section without base <member>: / seeded <member>: header pairs',
+      ),
+    );
 
   if (findings.length > 0) return { ledger: null, findings };
+  const legs: LedgerLegs | undefined = memberList.length > 0 ? { members: memberList, mapping } : undefined;
+  if (legs !== undefined) {
+    const problems = legsValueFindings(legs, rows.length, values.pending ?? null);
+    if (problems.length > 0) return { ledger: null, findings: problems };
+  }
 
   const firstEol = (source[0] as SourceLine).eol;
   const layout: LedgerLayout = {
@@ -495,9 +576,250 @@ function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
     pending: values.pending ?? null,
     rows,
     decisions,
+    ...(legs === undefined ? {} : { legs }),
     layout,
   };
   return { ledger, findings: [] };
+}
+
+type MemberDraft = { base?: string; seeded?: boolean; baseAt?: number; seededAt?: number };
+
+/** Reads one `base <member>:` / `seeded <member>:` header line into its draft and its slot. */
+function parseMemberLine(
+  match: RegExpExecArray,
+  index: number,
+  slots: Slot[],
+  members: Map<string, MemberDraft>,
+  findings: Finding[],
+): void {
+  const lineNo = index + 1;
+  const field = match[1] as 'base' | 'seeded';
+  const name = match[2] as string;
+  const raw = (match[3] as string).trim();
+  if (!LEG_NAME.test(name)) {
+    findings.push(
+      finding(
+        'ledger.legs.name',
+        lineNo,
+        `member name "${preview(name)}" must be lowercase letters, digits, ".", "_" or "-"`,
+      ),
+    );
+    return;
+  }
+  const draft = members.get(name) ?? {};
+  members.set(name, draft);
+  const earlier = field === 'base' ? draft.baseAt : draft.seededAt;
+  if (earlier !== undefined) {
+    findings.push(
+      finding('ledger.legs.duplicate', lineNo, `${field} ${name}: appears again (first on line ${earlier})`),
+    );
+    return;
+  }
+  if (field === 'base') {
+    draft.baseAt = lineNo;
+    if (!FULL_SHA.test(raw)) {
+      findings.push(
+        finding(
+          'ledger.legs.base',
+          lineNo,
+          `base ${name}: must be a full lowercase 40-hex SHA, found "${preview(raw)}"`,
+        ),
+      );
+      return;
+    }
+    draft.base = raw;
+    slots[index] = { kind: 'member', field, name, value: raw };
+  } else {
+    draft.seededAt = lineNo;
+    if (raw !== 'yes' && raw !== 'no') {
+      findings.push(
+        finding('ledger.legs.seeded', lineNo, `seeded ${name}: must be yes or no, found "${preview(raw)}"`),
+      );
+      return;
+    }
+    draft.seeded = raw === 'yes';
+    slots[index] = { kind: 'member', field, name, value: draft.seeded };
+  }
+}
+
+/** The members in order of first appearance; a member needs both lines, and a run two members. */
+function memberFindings(members: Map<string, MemberDraft>, findings: Finding[]): LedgerMember[] {
+  const list: LedgerMember[] = [];
+  for (const [name, draft] of members) {
+    if (draft.baseAt === undefined || draft.seededAt === undefined) {
+      findings.push(
+        finding(
+          'ledger.legs.pair',
+          draft.baseAt ?? draft.seededAt ?? 0,
+          `member ${name} needs both "base ${name}: <sha>" and "seeded ${name}: yes|no"`,
+        ),
+      );
+      continue;
+    }
+    if (draft.base !== undefined && draft.seeded !== undefined)
+      list.push({ name, base: draft.base, seeded: draft.seeded });
+  }
+  if (members.size === 1)
+    findings.push(
+      finding(
+        'ledger.legs.single-member',
+        0,
+        'a single-member run carries no coordinated metadata: remove the base <member>: / seeded <member>: lines',
+      ),
+    );
+  return list;
+}
+
+/** Parses the `| row | ac | leg |` table starting at `start`; returns the index after it. */
+function parseMappingTable(
+  source: readonly SourceLine[],
+  start: number,
+  slots: Slot[],
+  mapping: LegMappingEntry[],
+  findings: Finding[],
+): number {
+  let i = start;
+  const head = splitTableLine((source[i] as SourceLine).content);
+  if (head.closed && head.cells.length === 3) slots[i] = { kind: 'mapping-header' };
+  else
+    findings.push(
+      finding(
+        'ledger.legs.mapping-header',
+        i + 1,
+        `the leg mapping header must have three cells (row, ac, leg), found ${head.cells.length}`,
+      ),
+    );
+  i++;
+  const sep = source[i];
+  const sepCells = sep !== undefined && isTableLine(sep.content) ? splitTableLine(sep.content) : null;
+  if (
+    sepCells?.closed &&
+    sepCells.cells.length === 3 &&
+    sepCells.cells.every((cell) => SEPARATOR_CELL.test(cell.trim()))
+  ) {
+    slots[i] = { kind: 'mapping-separator' };
+    i++;
+  } else {
+    findings.push(
+      finding(
+        'ledger.legs.mapping-separator',
+        Math.min(i + 1, source.length),
+        'the leg mapping separator line (|---|---|---|) is missing',
+      ),
+    );
+  }
+  let position = 0;
+  for (; i < source.length; i++) {
+    const content = (source[i] as SourceLine).content;
+    if (!isTableLine(content)) break;
+    position++;
+    const lineNo = i + 1;
+    const { cells, closed } = splitTableLine(content);
+    if (!closed || cells.length !== 3) {
+      findings.push(
+        finding(
+          'ledger.legs.mapping-cells',
+          lineNo,
+          'a leg mapping line has three cells: | row | ac | leg |',
+        ),
+      );
+      continue;
+    }
+    const [row, ac, leg] = cells.map((cell) => cell.trim()) as [string, string, string];
+    if (!COUNTER.test(row) || Number(row) !== position) {
+      findings.push(
+        finding(
+          'ledger.legs.mapping-row',
+          lineNo,
+          `expected mapping for row ${position}, found "${preview(row)}" (every row is mapped exactly once, in order)`,
+        ),
+      );
+      continue;
+    }
+    if (!COUNTER.test(ac) || Number(ac) < 1) {
+      findings.push(
+        finding(
+          'ledger.legs.mapping-ac',
+          lineNo,
+          `ac "${preview(ac)}" is not an acceptance criterion number`,
+        ),
+      );
+      continue;
+    }
+    if (!LEG_NAME.test(leg)) {
+      findings.push(finding('ledger.legs.mapping-leg', lineNo, `leg "${preview(leg)}" is not a member name`));
+      continue;
+    }
+    const entry: LegMappingEntry = { row: position, ac: Number(ac), leg };
+    slots[i] = { kind: 'mapping-row', index: mapping.length, value: entry };
+    mapping.push(entry);
+  }
+  return i;
+}
+
+/** What makes a coordinated part unwritable or inconsistent with the row table (line 0). */
+function legsValueFindings(legs: LedgerLegs, rowCount: number, pending: PendingTuple | null): Finding[] {
+  const findings: Finding[] = [];
+  const add = (code: string, reason: string): void => {
+    findings.push(finding(code, 0, reason));
+  };
+  if (!Array.isArray(legs.members) || !Array.isArray(legs.mapping)) {
+    add('ledger.value.shape', 'legs must hold a list of members and a list of mapping entries');
+    return findings;
+  }
+  const names = new Set<string>();
+  legs.members.forEach((member, index) => {
+    if (typeof member?.name !== 'string' || !LEG_NAME.test(member.name))
+      add('ledger.legs.name', `member ${index + 1} has the name ${describeValue(member?.name)}`);
+    else if (names.has(member.name)) add('ledger.legs.duplicate', `member ${member.name} appears twice`);
+    else names.add(member.name);
+    if (typeof member?.base !== 'string' || !FULL_SHA.test(member.base))
+      add(
+        'ledger.legs.base',
+        `member ${describeValue(member?.name)}: base must be a full lowercase 40-hex SHA`,
+      );
+    if (typeof member?.seeded !== 'boolean')
+      add('ledger.legs.seeded', `member ${describeValue(member?.name)}: seeded must be true or false`);
+  });
+  if (legs.members.length < 2)
+    add(
+      'ledger.legs.single-member',
+      'a coordinated ledger has at least two members; a single leg carries no coordinated metadata',
+    );
+  if (legs.mapping.length !== rowCount)
+    add(
+      'ledger.legs.mapping-count',
+      `the leg mapping has ${legs.mapping.length} entries for ${rowCount} rows (every row exactly once)`,
+    );
+  if (pending !== null && typeof pending === 'object' && !names.has(pending.repo))
+    add(
+      'ledger.legs.pending-repo',
+      `the pending tuple names ${describeValue(pending.repo)}, which is not a member (${[...names].join(', ')})`,
+    );
+  legs.mapping.forEach((entry, index) => {
+    if (entry?.row !== index + 1)
+      add('ledger.legs.mapping-row', `mapping entry ${index + 1} is for row ${describeValue(entry?.row)}`);
+    if (!Number.isSafeInteger(entry?.ac) || entry.ac < 1)
+      add('ledger.legs.mapping-ac', `mapping entry ${index + 1} has ac ${describeValue(entry?.ac)}`);
+    if (typeof entry?.leg !== 'string' || !names.has(entry.leg))
+      add(
+        'ledger.legs.unknown-leg',
+        `row ${index + 1} is mapped to ${describeValue(entry?.leg)}, which is not a member`,
+      );
+  });
+  return findings;
+}
+
+/** The canonical `base <member>:` or `seeded <member>:` line. */
+function memberLine(member: LedgerMember, field: 'base' | 'seeded'): string {
+  return field === 'base'
+    ? `base ${member.name}: ${member.base}`
+    : `seeded ${member.name}: ${member.seeded ? 'yes' : 'no'}`;
+}
+
+/** The canonical text of one `## Leg mapping` line. */
+export function formatLegMappingRow(entry: LegMappingEntry): string {
+  return `| ${entry.row} | ${entry.ac} | ${entry.leg} |`;
 }
 
 function parseHeaderValue(
@@ -726,19 +1048,38 @@ export function serializeLedger(ledger: Ledger): string {
 }
 
 function renderCanonical(ledger: Ledger): string {
+  const members = ledger.legs?.members ?? [];
+  const headers = HEADER_ORDER.flatMap((key) =>
+    key === 'base'
+      ? [headerLine(ledger, key), ...members.flatMap((m) => [memberLine(m, 'base'), memberLine(m, 'seeded')])]
+      : [headerLine(ledger, key)],
+  );
   const lines = [
     ledger.discriminant,
-    ...HEADER_ORDER.map((key) => headerLine(ledger, key)),
+    ...headers,
     ...(ledger.pending === null ? [] : [formatPending(ledger.pending)]),
     '',
     TABLE_HEADER,
     TABLE_SEPARATOR,
     ...ledger.rows.map(formatLedgerRow),
     '',
+    ...(ledger.legs === undefined ? [] : mappingSection(ledger.legs)),
     DECISIONS_HEADING,
     ...(ledger.decisions.length > 0 ? ['', ...ledger.decisions] : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** `## Leg mapping`, a blank line, the table and a closing blank line. */
+function mappingSection(legs: LedgerLegs): string[] {
+  return [
+    LEG_MAPPING_HEADING,
+    '',
+    LEG_MAPPING_HEADER,
+    LEG_MAPPING_SEPARATOR,
+    ...legs.mapping.map(formatLegMappingRow),
+    '',
+  ];
 }
 
 function renderWithLayout(ledger: Ledger, layout: LedgerLayout): string {
@@ -759,6 +1100,23 @@ function renderWithLayout(ledger: Ledger, layout: LedgerLayout): string {
     lines.flatMap((line, index) => (line.slot.kind === kind ? [index] : []));
   const rowSlots = indexOf('row');
   const decisionSlots = indexOf('decision');
+  const memberSlots = indexOf('member');
+  const mappingSlots = indexOf('mapping-row');
+  const lastMemberSlot = memberSlots[memberSlots.length - 1] ?? -1;
+  const lastMappingSlot = mappingSlots[mappingSlots.length - 1] ?? -1;
+  const layoutMembers = new Set(
+    memberSlots.map((index) => ((lines[index] as LayoutLine).slot as { name: string }).name),
+  );
+  const legs = ledger.legs;
+  const memberByName = new Map((legs?.members ?? []).map((member) => [member.name, member]));
+  const addedMembers = (legs?.members ?? []).filter((member) => !layoutMembers.has(member.name));
+  const hasMappingSection = lines.some((line) => line.slot.kind === 'mapping-heading');
+  const pushMembers = (members: readonly LedgerMember[]): void => {
+    for (const member of members) {
+      push(memberLine(member, 'base'), layout.eol);
+      push(memberLine(member, 'seeded'), layout.eol);
+    }
+  };
   const hasPendingLine = lines.some((line) => line.slot.kind === 'header' && line.slot.key === 'pending');
   const lastRowSlot = rowSlots[rowSlots.length - 1] ?? -1;
   const lastDecisionSlot = decisionSlots[decisionSlots.length - 1] ?? -1;
@@ -782,7 +1140,12 @@ function renderWithLayout(ledger: Ledger, layout: LedgerLayout): string {
     const { slot, content, eol } = line;
     switch (slot.kind) {
       case 'raw':
+        push(content, eol);
+        break;
       case 'decisions-heading':
+        // A layout without a mapping section gains one right before ## Decisions.
+        if (legs !== undefined && !hasMappingSection)
+          for (const line of mappingSection(legs)) push(line, layout.eol);
         push(content, eol);
         break;
       case 'discriminant':
@@ -801,8 +1164,44 @@ function renderWithLayout(ledger: Ledger, layout: LedgerLayout): string {
           push(headerValue(ledger, slot.key) === slot.value ? content : headerLine(ledger, slot.key), eol);
           if (slot.key === 'allowance' && !hasPendingLine && ledger.pending !== null)
             push(formatPending(ledger.pending), layout.eol);
+          // A layout without member lines gains them right after base: (the canonical place).
+          if (slot.key === 'base' && lastMemberSlot === -1) pushMembers(addedMembers);
         }
         break;
+      case 'member': {
+        const member = memberByName.get(slot.name);
+        if (member !== undefined) {
+          const value = slot.field === 'base' ? member.base : member.seeded;
+          push(value === slot.value ? content : memberLine(member, slot.field), eol);
+        }
+        if (index === lastMemberSlot) pushMembers(addedMembers);
+        break;
+      }
+      case 'mapping-heading':
+      case 'mapping-header':
+        if (legs !== undefined) push(content, eol);
+        break;
+      case 'mapping-separator':
+        if (legs !== undefined) {
+          push(content, eol);
+          if (mappingSlots.length === 0)
+            for (const entry of legs.mapping) push(formatLegMappingRow(entry), layout.eol);
+        }
+        break;
+      case 'mapping-row': {
+        const entry = legs?.mapping[slot.index];
+        if (entry !== undefined)
+          push(
+            entry.row === slot.value.row && entry.ac === slot.value.ac && entry.leg === slot.value.leg
+              ? content
+              : formatLegMappingRow(entry),
+            eol,
+          );
+        if (index === lastMappingSlot && legs !== undefined)
+          for (const added of legs.mapping.slice(mappingSlots.length))
+            push(formatLegMappingRow(added), layout.eol);
+        break;
+      }
       case 'separator':
         push(content, eol);
         if (rowSlots.length === 0) for (const row of ledger.rows) push(formatLedgerRow(row), layout.eol);
@@ -894,6 +1293,8 @@ function ledgerValueFindings(ledger: Ledger): Finding[] {
     const problem = decisionLineProblem(decision);
     add('ledger.decisions.line', problem === null ? null : `decision ${index + 1}: ${problem}`);
   });
+  if (ledger.legs !== undefined)
+    findings.push(...legsValueFindings(ledger.legs, ledger.rows.length, ledger.pending));
   return findings;
 }
 
@@ -950,50 +1351,99 @@ export function checkLedger(ledger: Ledger, spec?: Spec): Finding[] {
         ),
       );
   });
-  if (spec !== undefined) {
-    if (ledger.rows.length !== spec.rows.length)
+  if (spec !== undefined) findings.push(...specFindings(ledger, spec, slotLine));
+  return findings;
+}
+
+/** The ledger against the spec: one row per entry (§1.3, §1.7), cut exactly where disposed, legs. */
+function specFindings(
+  ledger: Ledger,
+  spec: Spec,
+  slotLine: (kind: 'row' | 'decision', index: number) => number,
+): Finding[] {
+  const findings: Finding[] = [];
+  const coordinated = isCoordinated(spec);
+  const entries = legEntries(spec);
+  if (ledger.rows.length !== entries.length)
+    findings.push(
+      finding(
+        'ledger.check.row-count',
+        0,
+        coordinated
+          ? `the ledger has ${ledger.rows.length} rows but the spec's ${spec.rows.length} acceptance criteria expand to ${entries.length} entries over its legs`
+          : `the ledger has ${ledger.rows.length} rows but the spec has ${spec.rows.length} acceptance criteria`,
+      ),
+    );
+  const shared = Math.min(ledger.rows.length, entries.length);
+  for (let index = 0; index < shared; index++) {
+    const row = ledger.rows[index] as LedgerRow;
+    const { disposition } = entries[index] as (typeof entries)[number];
+    const line = slotLine('row', index);
+    const cut = isCutDisposition(disposition);
+    if (cut && row.status !== 'cut') {
       findings.push(
         finding(
-          'ledger.check.row-count',
-          0,
-          `the ledger has ${ledger.rows.length} rows but the spec has ${spec.rows.length} acceptance criteria`,
+          'ledger.check.cut-mismatch',
+          line,
+          `row ${row.row} is ${row.status} but the spec disposes it as "${preview(disposition.text)}" (a cut row)`,
         ),
       );
-    const shared = Math.min(ledger.rows.length, spec.rows.length);
-    for (let index = 0; index < shared; index++) {
-      const row = ledger.rows[index] as LedgerRow;
-      const { disposition } = spec.rows[index] as Spec['rows'][number];
-      const line = slotLine('row', index);
-      const cut = isCutDisposition(disposition);
-      if (cut && row.status !== 'cut') {
-        findings.push(
-          finding(
-            'ledger.check.cut-mismatch',
-            line,
-            `row ${row.row} is ${row.status} but the spec disposes it as "${preview(disposition.text)}" (a cut row)`,
-          ),
-        );
-      } else if (!cut && row.status === 'cut') {
-        findings.push(
-          finding(
-            'ledger.check.cut-mismatch',
-            line,
-            `row ${row.row} is cut but the spec keeps it ${disposition.kind === 'venue' ? 'in scope (venue:)' : 'in scope'}`,
-          ),
-        );
-      } else if (
-        cut &&
-        unescapeEvidence(row.evidence) !== unescapeEvidence(dispositionEvidence(disposition))
-      ) {
-        findings.push(
-          finding(
-            'ledger.check.cut-evidence',
-            line,
-            `cut row ${row.row} must carry its disposition text "${preview(disposition.text)}" as evidence`,
-          ),
-        );
-      }
+    } else if (!cut && row.status === 'cut') {
+      findings.push(
+        finding(
+          'ledger.check.cut-mismatch',
+          line,
+          `row ${row.row} is cut but the spec keeps it ${disposition.kind === 'venue' ? 'in scope (venue:)' : 'in scope'}`,
+        ),
+      );
+    } else if (cut && unescapeEvidence(row.evidence) !== unescapeEvidence(dispositionEvidence(disposition))) {
+      findings.push(
+        finding(
+          'ledger.check.cut-evidence',
+          line,
+          `cut row ${row.row} must carry its disposition text "${preview(disposition.text)}" as evidence`,
+        ),
+      );
     }
+  }
+  if (coordinated && ledger.legs === undefined)
+    findings.push(
+      finding(
+        'ledger.check.legs-missing',
+        0,
+        `the spec declares ${memberNames(spec).length} legs but the ledger has no base <member>: / seeded <member>: pairs and no ## Leg mapping`,
+      ),
+    );
+  if (!coordinated && ledger.legs !== undefined)
+    findings.push(
+      finding(
+        'ledger.check.legs-unexpected',
+        0,
+        'the ledger carries coordinated metadata but the spec declares one leg or none',
+      ),
+    );
+  if (coordinated && ledger.legs !== undefined) {
+    const expected = memberNames(spec);
+    const actual = ledger.legs.members.map((member) => member.name);
+    if (expected.join(' ') !== actual.join(' '))
+      findings.push(
+        finding(
+          'ledger.check.members',
+          0,
+          `the ledger's members are ${actual.join(', ')} but the spec's ## Legs lists ${expected.join(', ')} (in that order)`,
+        ),
+      );
+    ledger.legs.mapping.slice(0, entries.length).forEach((entry, index) => {
+      const want = entries[index] as (typeof entries)[number];
+      if (entry.ac !== want.ac || entry.leg !== want.leg)
+        findings.push(
+          finding(
+            'ledger.check.leg-mapping',
+            0,
+            `row ${entry.row} is mapped to ac ${entry.ac} in ${entry.leg}, but the spec expands it to ac ${want.ac} in ${want.leg}`,
+          ),
+        );
+    });
   }
   return findings;
 }

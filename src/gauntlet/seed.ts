@@ -5,8 +5,9 @@
 
 import { type Finding, finding } from '../common/finding.js';
 import { checkLedger, DEFAULT_CHECKS, DEFAULT_DISCRIMINANT } from './ledger.js';
+import { homeMember, isCoordinated, legEntries, memberNames } from './leg-entries.js';
 import { dispositionEvidence, isCutDisposition } from './spec.js';
-import type { Ledger, LedgerRow, Spec } from './types.js';
+import type { Ledger, LedgerLegs, LedgerRow, Spec } from './types.js';
 
 /** The allowance a fresh ledger gets when the host's setting is unset (§1.2). */
 export const DEFAULT_ALLOWANCE = 4;
@@ -25,6 +26,12 @@ export interface SeedOptions {
   readonly checks?: string;
   /** Line 1; default `# Loop ledger`. */
   readonly discriminant?: string;
+  /**
+   * Coordinated specs only: each member's base, read from that member's own checkout (§3.20:
+   * "resolve bases with each member's `git -C`, not home HEAD"), keyed by member name, home
+   * included (equal to `base`). Ignored for a single-leg spec.
+   */
+  readonly memberBases?: Readonly<Record<string, string>>;
 }
 
 /** Result of {@link seedLedger}: the skeleton, or `null` with the findings that prevent it. */
@@ -61,15 +68,17 @@ export function seedLedger(spec: Spec, options: SeedOptions): SeededLedger {
         `the allowance setting must be an integer >= 1 to seed a ledger, got ${String(allowance)}`,
       ),
     );
-  const rows: LedgerRow[] = spec.rows.map((specRow, index) => {
-    const cut = isCutDisposition(specRow.disposition);
+  // One row per entry: a criterion per leg that implements it, its disposition copied (§1.7).
+  const rows: LedgerRow[] = legEntries(spec).map((entry) => {
+    const cut = isCutDisposition(entry.disposition);
     return {
-      row: index + 1,
+      row: entry.row,
       status: cut ? 'cut' : 'open',
       attempts: 0,
-      evidence: dispositionEvidence(specRow.disposition),
+      evidence: dispositionEvidence(entry.disposition),
     };
   });
+  const legs = isCoordinated(spec) ? coordinatedLegs(spec, options, findings) : undefined;
   const ledger: Ledger = {
     discriminant: options.discriminant ?? DEFAULT_DISCRIMINANT,
     spec: options.specPath,
@@ -81,8 +90,36 @@ export function seedLedger(spec: Spec, options: SeedOptions): SeededLedger {
     pending: null,
     rows,
     decisions: [],
+    ...(legs === undefined ? {} : { legs }),
   };
   // A bad allowance is reported once, as seed.allowance; check everything else as written.
   findings.push(...checkLedger(allowanceOk ? ledger : { ...ledger, allowance: DEFAULT_ALLOWANCE }, spec));
   return findings.length > 0 ? { ledger: null, findings } : { ledger, findings: [] };
+}
+
+/** The member pairs (every leg `seeded: no`) and the mapping of a coordinated seed. */
+function coordinatedLegs(spec: Spec, options: SeedOptions, findings: Finding[]): LedgerLegs {
+  const bases = options.memberBases ?? {};
+  const home = homeMember(spec);
+  const members = memberNames(spec).map((name) => {
+    const base = Object.hasOwn(bases, name) ? (bases[name] as string) : undefined;
+    if (base === undefined)
+      findings.push(
+        finding(
+          'seed.member-base',
+          0,
+          `no base for member ${name}: read it with git -C <${name} checkout> rev-parse HEAD`,
+        ),
+      );
+    else if (name === home && base !== options.base)
+      findings.push(
+        finding(
+          'seed.home-base',
+          0,
+          `member ${name} is home: its base ${base} must equal the ledger's base: ${options.base}`,
+        ),
+      );
+    return { name, base: base ?? options.base, seeded: false };
+  });
+  return { members, mapping: legEntries(spec).map(({ row, ac, leg }) => ({ row, ac, leg })) };
 }

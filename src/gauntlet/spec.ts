@@ -8,7 +8,7 @@
 
 import { type Finding, finding } from '../common/finding.js';
 import { escapePipes } from './evidence.js';
-import type { AmendGrant, Disposition, Spec, SpecRow } from './types.js';
+import type { AmendGrant, Disposition, Spec, SpecLeg, SpecRow } from './types.js';
 
 /** Result of {@link parseSpec}. `spec` is always present; `findings` lists every problem. */
 export interface ParsedSpec {
@@ -28,6 +28,10 @@ const DISPOSITION_KEYWORD = /^(in-scope|deviates|deferred|venue|elsewhere)(?![\w
 const NONE_LINE = /^none - \S/;
 const AMEND_GRANT = /^\*\*Amend-grant:\*\*(.*)$/s;
 const HEADER_FIELD = /^\*\*[^*]+:\*\*/;
+/** A `## Legs` member item: `- <name>[ (home)]: <acceptance criteria>` (docs/decisions/legs.md). */
+const LEG_ITEM = /^[-*+][ \t]+(\S+?)(?:[ \t]+\((home)\))?[ \t]*:(.*)$/s;
+/** Member names go into the pending tuple, header keys and a table cell: one plain word. */
+export const LEG_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
 /** Tracker refs (`#12`, `owner/repo#12`, `ABC-123`), spec paths and URLs (§1.3, [O]). */
 const DEFERRED_DESTINATION =
@@ -73,7 +77,8 @@ function heading(line: Line): { level: number; text: string } | null {
  *   dispositions (absent ⇒ `in-scope`, not explicit), the decoded amend grant, and findings:
  *   `spec.ac.missing`, `spec.ac.duplicate`, `spec.ac.empty`, `spec.ac.empty-text`,
  *   `spec.ac.bullet`, `spec.ac.unexpected-line`, `spec.ac.none-with-rows`,
- *   `spec.disposition.*`, `spec.amend-grant.malformed`, `spec.internal`.
+ *   `spec.disposition.*`, `spec.amend-grant.malformed`, `spec.legs.*` (the `## Legs` section,
+ *   docs/decisions/legs.md), `spec.internal`.
  */
 export function parseSpec(text: string): ParsedSpec {
   try {
@@ -118,7 +123,148 @@ function parseSpecLines(lines: readonly Line[]): ParsedSpec {
     if (end === -1) end = lines.length;
     rows = parseCriteria(lines.slice(start + 1, end), findings);
   }
-  return { spec: { title, rows, amendGrant }, findings };
+  const legs = parseLegsSection(lines, rows.length, findings);
+  return {
+    spec: legs === undefined ? { title, rows, amendGrant } : { title, rows, amendGrant, legs },
+    findings,
+  };
+}
+
+/**
+ * The `## Legs` section (§3.20; the grammar is loopchart's, docs/decisions/legs.md L1): one list
+ * item per member, `- <name>[ (home)]: <list>`, the list being comma-separated AC numbers, ranges
+ * `a-b` or `all`. Prose lines (not list items) are ignored. `undefined` without the section.
+ */
+function parseLegsSection(
+  lines: readonly Line[],
+  acCount: number,
+  findings: Finding[],
+): SpecLeg[] | undefined {
+  const headings = lines.flatMap((line, index) => {
+    const h = heading(line);
+    return h?.level === 2 && /^legs$/i.test(h.text) ? [index] : [];
+  });
+  const start = headings[0];
+  if (start === undefined) return undefined;
+  for (const again of headings.slice(1))
+    findings.push(
+      finding(
+        'spec.legs.duplicate',
+        (lines[again] as Line).no,
+        `a second "## Legs" section (the first, line ${(lines[start] as Line).no}, is used)`,
+      ),
+    );
+  let end = lines.findIndex((line, index) => index > start && (heading(line)?.level ?? 7) <= 2);
+  if (end === -1) end = lines.length;
+  const legs: SpecLeg[] = [];
+  const seen = new Map<string, number>();
+  for (const line of lines.slice(start + 1, end)) {
+    if (line.inFence || !LIST_ITEM.test(line.text)) continue;
+    const item = LEG_ITEM.exec(line.text);
+    if (!item) {
+      findings.push(
+        finding(
+          'spec.legs.item',
+          line.no,
+          'a ## Legs item reads "- <member>: <acceptance criteria>" (numbers, ranges a-b or all, comma-separated), with "(home)" after the home member\'s name',
+        ),
+      );
+      continue;
+    }
+    const name = item[1] as string;
+    if (!LEG_NAME.test(name)) {
+      findings.push(
+        finding(
+          'spec.legs.name',
+          line.no,
+          `member name "${name}" must be lowercase letters, digits, ".", "_" or "-", starting with a letter or digit`,
+        ),
+      );
+      continue;
+    }
+    const earlier = seen.get(name);
+    if (earlier !== undefined) {
+      findings.push(
+        finding(
+          'spec.legs.duplicate-member',
+          line.no,
+          `member "${name}" is already listed on line ${earlier}`,
+        ),
+      );
+      continue;
+    }
+    seen.set(name, line.no);
+    const acs = parseAcList((item[3] as string).trim(), acCount, name, line.no, findings);
+    legs.push({ name, home: item[2] === 'home', acs, line: line.no });
+  }
+  if (legs.length === 0) {
+    findings.push(
+      finding('spec.legs.empty', (lines[start] as Line).no, 'the ## Legs section lists no member'),
+    );
+    return legs;
+  }
+  const homes = legs.filter((leg) => leg.home);
+  if (homes.length > 1)
+    findings.push(
+      finding(
+        'spec.legs.home',
+        (homes[1] as SpecLeg).line,
+        `more than one member is marked (home): ${homes.map((leg) => leg.name).join(', ')}`,
+      ),
+    );
+  const covered = new Set(legs.flatMap((leg) => leg.acs));
+  const unassigned = Array.from({ length: acCount }, (_, index) => index + 1).filter(
+    (ac) => !covered.has(ac),
+  );
+  if (unassigned.length > 0)
+    findings.push(
+      finding(
+        'spec.legs.unassigned',
+        (lines[start] as Line).no,
+        `acceptance criteria ${unassigned.join(', ')} belong to no member of ## Legs`,
+      ),
+    );
+  // No member marked: the first listed is home (L1).
+  return homes.length === 0 ? legs.map((leg, index) => (index === 0 ? { ...leg, home: true } : leg)) : legs;
+}
+
+function parseAcList(text: string, acCount: number, name: string, no: number, findings: Finding[]): number[] {
+  const acs = new Set<number>();
+  const bad = (reason: string): void => {
+    findings.push(finding('spec.legs.acs', no, `member "${name}": ${reason}`));
+  };
+  if (text === '') {
+    bad('lists no acceptance criterion (write numbers, ranges a-b or all)');
+    return [];
+  }
+  for (const part of text.split(',').map((piece) => piece.trim())) {
+    const range = /^(\d+)(?:[ \t]*-[ \t]*(\d+))?$/.exec(part);
+    let from: number;
+    let to: number;
+    if (part === 'all') {
+      from = 1;
+      to = acCount;
+    } else if (range) {
+      from = Number(range[1]);
+      to = Number(range[2] ?? range[1]);
+    } else {
+      bad(`"${part}" is not an acceptance criterion number, a range a-b or all`);
+      continue;
+    }
+    if (from > to) {
+      bad(`range ${part} runs backwards`);
+      continue;
+    }
+    if (from < 1 || to > acCount) {
+      bad(`${part} names an acceptance criterion the spec does not have (it has ${acCount})`);
+      continue;
+    }
+    for (let ac = from; ac <= to; ac++) {
+      if (acs.has(ac)) bad(`acceptance criterion ${ac} is listed twice`);
+      acs.add(ac);
+    }
+  }
+  return [...acs].sort((a, b) => a - b);
 }
 
 /** §3.17: none / active (one physical line, the sentence is the value) / malformed. */

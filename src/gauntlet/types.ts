@@ -20,7 +20,10 @@ export const ROW_STATUSES: readonly RowStatus[] = ['open', 'done', 'failed', 'cu
 /** What one dispatch works on: a numbered row, the seed, or a verification repair. */
 export type Target = number | 'seed' | 'verify';
 
-/** The repository identity of a single-leg run. Coordinated (multi-leg) runs are not modelled yet. */
+/**
+ * The repository identity of a single-leg run (no `## Legs` section, or one member). A coordinated
+ * run names its members instead (docs/decisions/legs.md).
+ */
 export const HOME = 'home';
 
 /**
@@ -79,8 +82,39 @@ export interface Ledger {
   readonly rows: readonly LedgerRow[];
   /** Lines of `## Decisions`, in order, verbatim. */
   readonly decisions: readonly string[];
+  /**
+   * Coordinated runs only (§1.7, §3.20): the `base <member>:` / `seeded <member>:` header pairs
+   * and the `## Leg mapping` table. Absent for single-leg ledgers, which carry no coordinated
+   * metadata and stay byte-identical.
+   */
+  readonly legs?: LedgerLegs;
   /** Source formatting, owned by the parser/serializer. */
   readonly layout?: unknown;
+}
+
+/** One member of a coordinated ledger: its own base and whether its seed has been admitted. */
+export interface LedgerMember {
+  /** The member's name as the spec's `## Legs` declares it (the home member included). */
+  readonly name: string;
+  /** Full SHA of the member's checkout HEAD at seeding, read with that checkout's own git. */
+  readonly base: string;
+  /** `seeded <member>: yes` once that leg's complete seed row set validated. */
+  readonly seeded: boolean;
+}
+
+/** One line of `## Leg mapping`: ledger row `row` is acceptance criterion `ac` in leg `leg`. */
+export interface LegMappingEntry {
+  readonly row: number;
+  readonly ac: number;
+  readonly leg: string;
+}
+
+/** The coordinated part of a ledger. */
+export interface LedgerLegs {
+  /** Members in membership order (the order of the spec's `## Legs`), home included. */
+  readonly members: readonly LedgerMember[];
+  /** One entry per ledger row, in row order. */
+  readonly mapping: readonly LegMappingEntry[];
 }
 
 /** A decision line of `## Decisions`, interpreted. */
@@ -147,12 +181,29 @@ export type AmendGrant =
   | { readonly kind: 'active'; readonly sentence: string }
   | { readonly kind: 'malformed'; readonly lines: readonly { line: number; text: string }[] };
 
+/** One member declared by a spec's `## Legs` section (docs/decisions/legs.md, L1). */
+export interface SpecLeg {
+  /** Member name: lowercase letters, digits, `.`, `_`, `-`; used in tuples, headers and mapping. */
+  readonly name: string;
+  /** True for the member whose checkout holds the spec and the ledger. */
+  readonly home: boolean;
+  /** The acceptance criteria (1-based spec AC numbers) this leg implements, ascending, unique. */
+  readonly acs: readonly number[];
+  /** 1-based line of the member's list item in the spec. */
+  readonly line: number;
+}
+
 /** A parsed spec: what the loop reads at seed, authorized restore and amendments. */
 export interface Spec {
   /** Text of the first `# ` heading, if any. */
   readonly title: string | null;
   readonly rows: readonly SpecRow[];
   readonly amendGrant: AmendGrant;
+  /**
+   * The members of `## Legs`, in the order listed (membership order), when the spec has that
+   * section. Absent otherwise; one member or none is a single-leg (`home`) run.
+   */
+  readonly legs?: readonly SpecLeg[];
 }
 
 /** `ran <action> (<k> of <bound>)` or `bound spent: <action> (<k> of <bound>)`. */

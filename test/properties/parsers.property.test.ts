@@ -320,8 +320,10 @@ const ledgerModel: fc.Arbitrary<LedgerModel> = fc.record({
   extraHeaderLines: fc.array(
     fc.oneof(
       fc.constant(''),
-      fc.constant(`base web: ${SHA}`),
-      fc.constant('seeded web: yes'),
+      // Member pairs (base <member>: / seeded <member>:) are coordinated metadata, not unknown
+      // lines: test/gauntlet/legs.test.ts covers them.
+      fc.constant(`parent: ${SHA}`),
+      fc.constant('reviewed: yes'),
       phrase.map((p) => `note ${p}`),
     ),
     { maxLength: 2 },

@@ -109,6 +109,37 @@ describe('user errors are named, exit 2, and write nothing', () => {
     expect(r.subjects()).toEqual([]);
   });
 
+  it('a spec declaring two legs, until coordinated runs land: named, exit 2, nothing seeded', async () => {
+    const r = createLoopRepo({
+      spec: `${specWith(['The web row', 'The api row'])}\n## Legs\n\n- web (home): 1\n- api: 2\n`,
+      script: { version: 1, targets: { seed: [{ do: 'crash' }] } },
+    });
+    repos.push(r);
+    const out = await run(['run', ...(await r.runArgs())]);
+    expect(out.code).toBe(2);
+    const json = JSON.parse(out.stdout) as { status: string; findings: { code: string; reason: string }[] };
+    expect(json.status).toBe('invalid');
+    const legs = json.findings.find((f) => f.code === 'spec.legs.coordinated');
+    expect(legs?.reason).toContain('web, api');
+    expect(r.subjects()).toEqual([]);
+    expect(existsSync(join(r.dir, r.ledgerPath))).toBe(false);
+    // One member is a single-leg run: it seeds as before.
+    const single = createLoopRepo({
+      spec: `${specWith(['The only row'])}\n## Legs\n\n- web: all\n`,
+      script: {
+        version: 1,
+        targets: {
+          seed: [{ do: 'seed', evidence: { '1': 'only; failing' } }],
+          '1': [{ do: 'done', evidence: 'only; passes' }],
+        },
+      },
+    });
+    repos.push(single);
+    const ok = await run(['run', ...(await single.runArgs())]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(single.ledger()).not.toMatch(/^seeded \S+:|^base \S+:|^## Leg mapping/m);
+  });
+
   it('an empty or blank --child', async () => {
     const r = repo();
     for (const child of ['', '   ']) {

@@ -63,6 +63,28 @@ async function shownActive(page: Page): Promise<string[]> {
   return (await page.locator('#ex-diagram svg g.lc-active > title').allTextContents()).sort();
 }
 
+/** Whether every highlighted state lies inside the diagram pane (the page keeps it in view). */
+async function activeInView(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    // biome-ignore lint/suspicious/noExplicitAny: this file has no DOM types; the callback runs in the page
+    const doc = (globalThis as unknown as { document: any }).document;
+    const pane = doc.getElementById('ex-diagram').getBoundingClientRect();
+    const active = [...doc.querySelectorAll('#ex-diagram svg g.lc-active')];
+    return (
+      active.length > 0 &&
+      active.every((element) => {
+        const rect = element.getBoundingClientRect();
+        return (
+          rect.left >= pane.left &&
+          rect.right <= pane.right &&
+          rect.top >= pane.top &&
+          rect.bottom <= pane.bottom
+        );
+      })
+    );
+  });
+}
+
 async function shownProjection(page: Page): Promise<unknown> {
   return JSON.parse((await page.textContent('#ex-projection')) ?? 'null');
 }
@@ -125,6 +147,7 @@ describe.runIf(browserAvailable)('explorer and live inspection in headless Chrom
       await page.waitForSelector(`body[data-position="${index + 1}"]:not([data-busy])`);
       const where = `step ${index + 1} (${step.event.type})`;
       expect(await shownActive(page), where).toEqual(leafIds(machine.id, step.stateAfter.value));
+      expect(await activeInView(page), `${where}: the current state is in view`).toBe(true);
       const guards = expectedGuards(step.transitions);
       failedGuardsSeen += guards.filter((g) => g.endsWith(' false')).length;
       expect(await shownGuards(page), where).toEqual(guards);

@@ -53,6 +53,7 @@ export const EXPLORER_SCRIPT = String.raw`
     body.dataset.state = state.stateLabel;
     body.dataset.status = state.status;
     if (regionChanged || !lastState) zoom.apply(state.regionElement, state.activeElements[0]);
+    else zoom.follow(state.activeElements[0]);
     lastState = state;
   }
   function drawLast(title, transitions, note) {

@@ -13,8 +13,9 @@ export const MAX_REGION_ZOOM = 1.5;
 
 /**
  * Defines `createZoom(svg, pane, select)` in the page's script scope. It returns
- * `{ apply(regionId, activeId), factor() }`: `apply` lays the diagram out for the select's value
- * and brings the region (element id) and then the active element into view.
+ * `{ apply(regionId, activeId), follow(activeId), factor() }`: `apply` lays the diagram out for
+ * the select's value and brings the region (element id) and then the active element into view;
+ * `follow` only scrolls the active element into view.
  */
 export const ZOOM_SCRIPT = `
   const createZoom = (svg, pane, select) => {
@@ -67,6 +68,15 @@ export const ZOOM_SCRIPT = `
       size(Number(select.value));
       centre(active);
     };
-    return { apply, factor: () => factor };
+    // Scrolls the element into the pane's middle when it is not fully visible.
+    const follow = (activeId) => {
+      const active = activeId ? document.getElementById(activeId) : null;
+      if (!active || select.value === 'fit') return;
+      const frame = pane.getBoundingClientRect();
+      const rect = active.getBoundingClientRect();
+      if (rect.left < frame.left || rect.right > frame.right || rect.top < frame.top || rect.bottom > frame.bottom)
+        centre(active);
+    };
+    return { apply, follow, factor: () => factor };
   };
 `;

@@ -113,6 +113,10 @@ export const humanStopRegion = loopSetup.createStateConfig({
       description: 'gauntlet: gate=verification-before-completion/step-6 (GAPS at the cap, unfunded)',
       on: { 'human.stop': { target: '#loop-implementation.stopped' } },
     },
+    closureCarriedOpen: {
+      description: 'Stopped: verification complete with open gaps carried to the finishing gate',
+      on: { 'human.stop': { target: '#loop-implementation.stopped' } },
+    },
     closureNotAudited: {
       description: 'Stopped: verification passed; closure not audited (no conformance reviewer, no waiver)',
       on: { 'human.stop': { target: '#loop-implementation.stopped' } },

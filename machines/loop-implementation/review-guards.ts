@@ -3,6 +3,8 @@
  * the pure review rules (src/gauntlet/review.ts) over the review report that just arrived.
  */
 import {
+  carriedOpenReason,
+  isFixGap,
   nextReviewStep,
   type ReviewReturn,
   type ReviewStep,
@@ -41,10 +43,21 @@ export function reviewOf(report: ReviewReport | null): ReviewReturn {
   return report.returned.review;
 }
 
-/** The fix tasks of a review: its fix tasks, and for conformance each open gap `G<n>: <text>`. */
+/**
+ * The fix tasks of a review: its fix tasks, and for conformance each open fix gap
+ * `G<n>: <text>` (gaps carried open to the finishing gate are not the fixer's).
+ */
 export function fixTasksOf(review: ReviewReturn): string[] {
-  const gaps = review.role === 'conformance' ? review.openGaps.map((g) => `${g.id}: ${g.text}`) : [];
+  const gaps =
+    review.role === 'conformance' ? review.openGaps.filter(isFixGap).map((g) => `${g.id}: ${g.text}`) : [];
   return [...gaps, ...review.fixTasks];
+}
+
+/** Whether verify closed on a GAPS review (a carried-open deferred inventory). */
+export function closedWithGaps(context: LoopContext): boolean {
+  const report = context.review;
+  if (!report?.ran || !report.returned.ok) return false;
+  return report.returned.review.verdict === 'GAPS';
 }
 
 /** Whether a report is the waived conformance step (no reviewer, `--no-conformance-review`). */
@@ -65,8 +78,14 @@ export function closureOf(context: LoopContext): string {
   const review = reviewOf(report);
   if (review.role !== 'conformance' || report === null || !report.ran)
     throw new Error('no conformance review');
+  const carried: Record<string, string> = {};
+  for (const gap of review.openGaps) {
+    const reason = carriedOpenReason(gap, report.counts, report.settings);
+    if (reason !== null) carried[gap.id] = reason;
+  }
   return renderClosure({
     review,
+    carried,
     auditedBase: report.head,
     ledger: headLedger(context),
     fixCommits: report.fixCommits,
@@ -103,6 +122,10 @@ export const reviewGuards = {
   },
   /** SHIP or CONFORMS. */
   reviewAccepted: (args: GuardArgs) => stepKind(args) === 'accept',
+  /** GAPS whose every open gap is carried open: a valid deferred inventory completes verify. */
+  reviewCarriedOpen: (args: GuardArgs) => stepKind(args) === 'carried-open',
+  /** Verify closed with open gaps carried to the finishing gate: the run stops there (exit 3). */
+  closureCarriesOpenGaps: ({ context }: GuardArgs) => closedWithGaps(context),
   /** REVISE or GAPS with a fix round left under the cap (plus grants). */
   reviewFixRoundLeft: (args: GuardArgs) => stepKind(args) === 'fix',
   /** Conformance cap block under amend permission with rounds below the allowance: fund. */

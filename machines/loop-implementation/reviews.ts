@@ -175,6 +175,12 @@ export const conformanceReviewState = loopSetup.createStateConfig({
             actions: 'keepReview',
           },
           {
+            guard: 'reviewCarriedOpen',
+            target: '#loop-implementation.verify.closing',
+            description: 'GAPS, every open gap carried open: a valid deferred inventory',
+            actions: 'keepReview',
+          },
+          {
             guard: 'reviewFixRoundLeft',
             target: 'fixing',
             description: 'GAPS with a fix round left',
@@ -246,8 +252,9 @@ export const conformanceReviewState = loopSetup.createStateConfig({
 });
 
 /**
- * Steps 4 and 5: the closure block on current CONFORMS (or recording a waived audit), then the
- * host's finishing hook.
+ * Steps 4 and 5: the closure block on current CONFORMS, on a valid carried-open deferred
+ * inventory (`status: GAPS (N open)`) or recording a waived audit, then the host's finishing hook.
+ * A closure with open gaps then stops for the person (the finishing gate decides them).
  */
 export const closingState = loopSetup.createStateConfig({
   description:
@@ -257,7 +264,25 @@ export const closingState = loopSetup.createStateConfig({
     id: 'finishBranch',
     src: 'finishBranch',
     input: ({ context }) => ({ closure: context.closure ?? '', head: closedHeadOf(context) }),
-    onDone: { target: '#loop-implementation.finished' },
+    onDone: [
+      {
+        guard: 'closureCarriesOpenGaps',
+        target: '#loop-implementation.humanStop.closureCarriedOpen',
+        description: 'GAPS (N open) carried to the finishing gate: stop, never exit 0',
+        actions: assign(({ context }) => {
+          const review = reviewOf(context.review);
+          return {
+            stop: {
+              kind: 'closure-carried-open' as const,
+              openGaps: review.role === 'conformance' ? review.openGaps.map((g) => `${g.id}: ${g.text}`) : [],
+              closure: context.closure ?? '',
+            },
+            stopLedger: headLedger(context),
+          };
+        }),
+      },
+      { target: '#loop-implementation.finished', description: 'CONFORMS, or the audit waived' },
+    ],
     onError: { target: '#loop-implementation.failed', actions: 'storeError' },
   },
 });

@@ -124,7 +124,18 @@ export type HumanStop =
    * Verify step 3 without a conformance reviewer and without a waiver: the gate set (and the
    * whole-diff review, when configured) passed, but nothing audited the closure.
    */
-  | { readonly kind: 'closure-not-audited' };
+  | { readonly kind: 'closure-not-audited' }
+  /**
+   * Verify completed on a carried-open deferred inventory (§3.18 step 4): the closure is
+   * `status: GAPS (N open)`, and the finishing gate (a person) decides the open gaps.
+   */
+  | {
+      readonly kind: 'closure-carried-open';
+      /** `G<n>: <text>` of each open gap. */
+      readonly openGaps: readonly string[];
+      /** The `## Closure / conformance` block, printed with the stop. */
+      readonly closure: string;
+    };
 
 /** The name of a stop kind. */
 export type HumanStopKind = HumanStop['kind'];
@@ -203,6 +214,9 @@ export const CLOSURE_NOT_AUDITED_RECOMMENDATION = [
   'Recommendation: run again with --conformance-reviewer "<command>" (or --conformance-reviewer-agent <agent>) to audit the closure',
   'Or waive the audit: run again with --no-conformance-review; the run then finishes and its closure block records the waiver',
 ] as const;
+/** What the person does with a closure that carries open gaps (the finishing gate's decision). */
+export const CARRIED_OPEN_RECOMMENDATION =
+  'Recommendation: decide each open gap at the finishing gate (fix it, accept or rescope it into the spec, or follow it up), then run again';
 /** The problem line of a missing-model stop. */
 export const MISSING_MODEL_PROBLEM = 'Problem: escalationLoop.implModel unavailable';
 /** At most this many log lines are quoted at the verification stop. */
@@ -227,6 +241,7 @@ const OFFERS: Readonly<Record<HumanStopKind, readonly MenuOfferKind[]>> = {
   'review-cap': ['stop'],
   'conformance-step6': ['stop'],
   'closure-not-audited': ['stop'],
+  'closure-carried-open': ['stop'],
 };
 
 /** A stop that cannot be rendered as asked (a row stop without a ledger). */
@@ -595,6 +610,8 @@ function header(stop: HumanStop): string {
       return 'Stopped: conformance review answers GAPS at the fix-round cap';
     case 'closure-not-audited':
       return CLOSURE_NOT_AUDITED_HEADER;
+    case 'closure-carried-open':
+      return `Stopped: verification complete with ${stop.openGaps.length} open gap(s) carried to the finishing gate`;
   }
 }
 
@@ -640,6 +657,11 @@ function problemLines(stop: HumanStop, ledger: Ledger | null): string[] {
       ];
     case 'closure-not-audited':
       return [CLOSURE_NOT_AUDITED_PROBLEM];
+    case 'closure-carried-open':
+      return [
+        `Problem: ${stop.openGaps.map(singleLine).join(' / ')}`,
+        ...stop.closure.replace(/\n$/, '').split('\n'),
+      ];
     case 'verification-failed': {
       const problem = stop.problem;
       if (problem.kind === 'missing-model') return [MISSING_MODEL_PROBLEM];
@@ -688,6 +710,8 @@ function recommendationLines(stop: HumanStop): string[] {
       return [DIRTY_START_RECOMMENDATION];
     case 'closure-not-audited':
       return [...CLOSURE_NOT_AUDITED_RECOMMENDATION];
+    case 'closure-carried-open':
+      return [CARRIED_OPEN_RECOMMENDATION];
     default:
       return [];
   }

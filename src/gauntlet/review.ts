@@ -52,10 +52,27 @@ export function fixRoundSubject(role: ReviewRole, round: number): string {
 /** Subject of the durable record of one conformance funding grant. */
 export const FUND_SUBJECT = 'loop: fund conformance rounds';
 
-const gapSchema = z.object({
-  id: z.string().regex(/^G\d+$/, 'a gap id is G<n>'),
-  text: z.string().min(1),
-});
+/** The verdict of one gap (conformance-reviewer's gap block). */
+export const GAP_VERDICTS = ['PARTIAL', 'MISSING', 'DRIFTED', 'UNAUTHORIZED'] as const;
+/** What the reviewer recommends for one gap: fix it in the loop, or leave it to the finishing gate. */
+export const GAP_RECOMMENDATIONS = ['fix', 'accept', 'rescope'] as const;
+
+const gapSchema = z
+  .object({
+    id: z.string().regex(/^G\d+$/, 'a gap id is G<n>'),
+    text: z.string().min(1),
+    /** The gap's verdict; `UNAUTHORIZED` (unrequested behaviour) is never fixed in the loop. */
+    verdict: z.enum(GAP_VERDICTS).optional(),
+    /** `fix` (the default when absent), `accept` or `rescope`. */
+    recommended: z.enum(GAP_RECOMMENDATIONS).optional(),
+  })
+  .refine((g) => !(g.verdict === 'UNAUTHORIZED' && g.recommended === 'rescope'), {
+    message: 'an UNAUTHORIZED gap has no origin requirement to rescope',
+    path: ['recommended'],
+  });
+
+/** One open gap of a conformance return. */
+export type OpenGap = z.infer<typeof gapSchema>;
 
 const lines = z.array(
   z
@@ -233,9 +250,63 @@ export interface ClosureReviewSettings {
   readonly enforce: boolean;
 }
 
+/**
+ * Whether the fix loop may work on a gap: a gap that is not `UNAUTHORIZED` and whose
+ * recommendation is `fix` (or absent). `UNAUTHORIZED`, `accept` and `rescope` gaps always defer to
+ * the finishing gate (conformance-check disposition partition).
+ */
+export function isFixGap(gap: OpenGap): boolean {
+  return gap.verdict !== 'UNAUTHORIZED' && (gap.recommended ?? 'fix') === 'fix';
+}
+
+/**
+ * Why a gap is carried open to the finishing gate, or `null` when it is not: it is
+ * `UNAUTHORIZED`, recommended `accept` or `rescope`, or a fix gap whose fix loop never started
+ * because its cap is 0 (no fix round used, `maxFixRounds` 0 and no granted round).
+ *
+ * @param gap the open gap
+ * @param counts the conformance fix rounds used and granted (branch history)
+ * @param settings the closureReview settings
+ */
+export function carriedOpenReason(
+  gap: OpenGap,
+  counts: FixRoundCounts,
+  settings: ClosureReviewSettings,
+): string | null {
+  if (gap.verdict === 'UNAUTHORIZED') return 'UNAUTHORIZED: deferred to the finishing gate';
+  const recommended = gap.recommended ?? 'fix';
+  if (recommended !== 'fix') return `recommended ${recommended}: deferred to the finishing gate`;
+  if (!fixLoopStarts(counts, settings)) return 'fix loop not started: maxFixRounds 0';
+  return null;
+}
+
+/** A positive cap (or a round already used) starts the fix loop; cap 0 is audit-only. */
+function fixLoopStarts(counts: FixRoundCounts, settings: ClosureReviewSettings): boolean {
+  return counts.used > 0 || settings.maxFixRounds + counts.granted > 0;
+}
+
+/**
+ * Whether a GAPS return is a valid carried-open deferred inventory (§3.18 step 4): at least one
+ * open gap, and every open gap carried open ({@link carriedOpenReason}). Verify then completes
+ * with `status: GAPS (N open)`; a started positive-cap loop with an open fix gap never does.
+ */
+export function isCarriedOpenInventory(
+  review: ConformanceReturn,
+  counts: FixRoundCounts,
+  settings: ClosureReviewSettings,
+): boolean {
+  return (
+    review.verdict === 'GAPS' &&
+    review.openGaps.length > 0 &&
+    review.openGaps.every((gap) => carriedOpenReason(gap, counts, settings) !== null)
+  );
+}
+
 /** What to do with a review verdict of a role. */
 export type ReviewStep =
   | { readonly kind: 'accept' }
+  /** GAPS whose every open gap is carried open: verify completes with `status: GAPS (N open)`. */
+  | { readonly kind: 'carried-open' }
   | { readonly kind: 'fix'; readonly round: number }
   /** Conformance cap block under amend permission: grant `rounds`, print the notice, fix. */
   | { readonly kind: 'fund'; readonly rounds: number; readonly notice: string }
@@ -258,7 +329,9 @@ export interface ReviewStepFacts {
 /**
  * The step after a valid review (§3.18 steps 2-3 and the funding paragraph).
  *
- * SHIP and CONFORMS are accepted. REVISE or GAPS with rounds left under the cap (`maxFixRounds`
+ * SHIP and CONFORMS are accepted; GAPS whose every open gap is carried open
+ * ({@link isCarriedOpenInventory}) completes verify with its gaps open. Otherwise REVISE or GAPS
+ * (with at least one fix gap) with rounds left under the cap (`maxFixRounds`
  * plus granted rounds) run the next fix round. At the cap a whole-diff REVISE stops; a conformance
  * GAPS under amend permission with `used` below the allowance is funded with `allowance - used`
  * rounds (or, with `enforce` false, continues without a grant), otherwise it takes the step-6 stop.
@@ -266,6 +339,8 @@ export interface ReviewStepFacts {
 export function nextReviewStep(facts: ReviewStepFacts): ReviewStep {
   const { review, counts, settings } = facts;
   if (review.verdict === 'SHIP' || review.verdict === 'CONFORMS') return { kind: 'accept' };
+  if (review.role === 'conformance' && isCarriedOpenInventory(review, counts, settings))
+    return { kind: 'carried-open' };
   const cap = settings.maxFixRounds + counts.granted;
   if (counts.used < cap) return { kind: 'fix', round: counts.used + 1 };
   if (review.role === 'whole-diff') return { kind: 'review-cap', used: counts.used, cap };
@@ -281,6 +356,11 @@ export function nextReviewStep(facts: ReviewStepFacts): ReviewStep {
 /** Everything the closure block shows. */
 export interface ClosureFacts {
   readonly review: ConformanceReturn;
+  /**
+   * Why each open gap is carried open, by gap id ({@link carriedOpenReason}); given for a GAPS
+   * closure, whose every gap is carried open.
+   */
+  readonly carried?: Readonly<Record<string, string>>;
   /** Full SHA of the audited HEAD. */
   readonly auditedBase: string;
   readonly ledger: Ledger;
@@ -305,7 +385,13 @@ export function renderClosure(facts: ClosureFacts): string {
   ];
   if (review.happyPath !== undefined) lines.push(`happy-path: ${review.happyPath}`);
   lines.push(...deferredLines(facts.ledger));
-  for (const gap of review.openGaps) lines.push(`open ${gap.id}: ${gap.text}`);
+  for (const gap of review.openGaps) {
+    lines.push(`open ${gap.id}: ${gap.text}`);
+    if (gap.verdict !== undefined) lines.push(`  verdict: ${gap.verdict}`);
+    if (gap.recommended !== undefined) lines.push(`  recommended: ${gap.recommended}`);
+    const reason = facts.carried?.[gap.id];
+    if (reason !== undefined) lines.push(`  carried open: ${reason}`);
+  }
   lines.push(...tailLines(facts));
   return `${lines.join('\n')}\n`;
 }

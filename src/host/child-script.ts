@@ -126,7 +126,16 @@ export const scriptedReviewSchema = z.union([
       verdict: z.enum(['SHIP', 'REVISE', 'CONFORMS', 'GAPS']),
       minors: z.array(z.string()).optional(),
       fixTasks: z.array(z.string()).optional(),
-      openGaps: z.array(z.object({ id: z.string(), text: z.string() })).optional(),
+      openGaps: z
+        .array(
+          z.object({
+            id: z.string(),
+            text: z.string(),
+            verdict: z.enum(['PARTIAL', 'MISSING', 'DRIFTED', 'UNAUTHORIZED']).optional(),
+            recommended: z.enum(['fix', 'accept', 'rescope']).optional(),
+          }),
+        )
+        .optional(),
       happyPath: z.string().optional(),
     })
     .strict()

@@ -197,6 +197,73 @@ describe('verify reviews and closure', () => {
   }, 240_000);
 });
 
+describe('a carried-open deferred inventory (§3.18 step 4)', () => {
+  it('fixes the fix gap, then completes verify with the accepted gap open: GAPS closure, exit 3', async () => {
+    const accepted = { id: 'G2', text: 'XLSX export dropped', recommended: 'accept' as const };
+    const r = repo({
+      spec: specWith(['The first row', 'The second row', 'The third row\n  deferred: ABC-9']),
+      script: script({
+        'whole-diff': [{ verdict: 'SHIP' }],
+        conformance: [
+          { verdict: 'GAPS', openGaps: [{ id: 'G1', text: 'row 2 has no test' }, accepted] },
+          { verdict: 'GAPS', openGaps: [accepted] },
+        ],
+      }),
+    });
+    const result = await cli('run', await reviewArgs(r));
+    expect(result.code).toBe(3);
+    // One fix round, on the fix gap only; then verify completes on the inventory.
+    expect(r.subjects().filter((s) => s.startsWith('loop: conformance fix round'))).toEqual([
+      'loop: conformance fix round 1',
+    ]);
+    const marker = r.git('show', '-s', '--format=%b', 'HEAD');
+    expect(marker).toContain('task: G1: row 2 has no test');
+    expect(marker).not.toContain('G2');
+    const lines = result.stdout.split('\n');
+    expect(lines.slice(0, 2)).toEqual([
+      'gauntlet: question',
+      'Stopped: verification complete with 1 open gap(s) carried to the finishing gate',
+    ]);
+    const head = r.git('rev-parse', 'HEAD').trim();
+    const fixSha = r.git('rev-parse', 'HEAD~1').trim();
+    expect(result.stdout).toContain(
+      [
+        '## Closure / conformance',
+        'status: GAPS (1 open)',
+        `audited-base: ${head}`,
+        'Deferred/deviates per spec:',
+        '- row 3: deferred: ABC-9',
+        'open G2: XLSX export dropped',
+        '  recommended: accept',
+        '  carried open: recommended accept: deferred to the finishing gate',
+        'fix commits:',
+        `- conformance round 1: ${fixSha} fix: conformance review, round 1`,
+        'whole-diff minors: none',
+      ].join('\n'),
+    );
+    expect(lines.at(-2)).toBe('1 - Stop and keep the branch as it is: stop');
+    expect(r.status()).toBe('');
+  });
+
+  it('maxFixRounds 0 carries a fix gap open without a fix round, and still never exits 0', async () => {
+    const r = repo({ script: script({ conformance: [GAPS] }) });
+    const child = await r.childCommand();
+    const result = await cli(
+      'run',
+      await r.runArgs('--conformance-reviewer', child, '--max-fix-rounds', '0', '--json'),
+    );
+    expect(result.code).toBe(3);
+    expect(r.subjects().some((s) => s.startsWith('loop: conformance fix round'))).toBe(false);
+    const json = JSON.parse(result.stdout) as { state: string; stop: string };
+    expect(json.state).toBe('humanStop.closureCarriedOpen');
+    expect(json.stop).toContain(
+      'status: GAPS (1 open)\naudited-base: ' +
+        r.git('rev-parse', 'HEAD').trim() +
+        '\nopen G1: row 2 has no test\n  carried open: fix loop not started: maxFixRounds 0\n',
+    );
+  });
+});
+
 describe('no conformance reviewer', () => {
   it('stops (exit 3) with the closure not audited, and a run with a reviewer then audits it', async () => {
     const r = repo({ script: script({ 'whole-diff': [{ verdict: 'SHIP' }], conformance: [CONFORMS] }) });

@@ -69,6 +69,11 @@ const ALL_KINDS: HumanStop[] = [
     message: 'ledger has no allowance: line - resume through /skill:gauntlet-resume',
   },
   { kind: 'closure-not-audited' },
+  {
+    kind: 'closure-carried-open',
+    openGaps: ['G1: no XLSX export'],
+    closure: '## Closure / conformance\nstatus: GAPS (1 open)\n',
+  },
 ];
 
 describe('renderHumanStop', () => {
@@ -313,6 +318,8 @@ describe('menuFor', () => {
       'conformance-step6': ['stop'],
       // No conformance reviewer and no waiver: the way on is a new run with either flag.
       'closure-not-audited': ['stop'],
+      // Verify completed with gaps carried open: the finishing gate (a person) decides them.
+      'closure-carried-open': ['stop'],
     };
     for (const stop of ALL_KINDS) {
       const menu = menuFor(stop);

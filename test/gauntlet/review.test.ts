@@ -6,13 +6,18 @@
 import { describe, expect, it } from 'vitest';
 import { renderHumanStop } from '../../src/gauntlet/human-stop.js';
 import {
+  type ClosureReviewSettings,
+  type ConformanceReturn,
   capBlockText,
+  carriedOpenReason,
   fixCommitIndex,
   fixRoundBody,
   fixRoundCounts,
   grantBody,
+  isCarriedOpenInventory,
   nextReviewStep,
   normalizeMaxFixRounds,
+  type OpenGap,
   parseReviewReturn,
   type ReviewReturn,
   renderClosure,
@@ -285,5 +290,148 @@ describe('a verify with no conformance reviewer', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+/*
+ * §3.18 step 4: "complete verify only on current CONFORMS or valid carried-open deferred
+ * inventory"; "a started positive-cap fix loop blocking/failing/exhausting with an open fix gap
+ * stops, never completes verify". What is carried open follows the conformance reference's
+ * partition: UNAUTHORIZED gaps and gaps recommended accept or rescope defer to the finishing gate;
+ * a fix gap is carried open only when its loop never started (cap 0). Examples written by hand.
+ */
+describe('carried-open deferred inventory', () => {
+  const cap5: ClosureReviewSettings = { maxFixRounds: 5, enforce: true };
+  const cap0: ClosureReviewSettings = { maxFixRounds: 0, enforce: true };
+  const none = { used: 0, granted: 0 };
+  const gapsOf = (...openGaps: OpenGap[]): ConformanceReturn => ({
+    role: 'conformance',
+    verdict: 'GAPS',
+    openGaps,
+    fixTasks: [],
+  });
+  const accept = { id: 'G1', text: 'CSV only, XLSX dropped', recommended: 'accept' as const };
+  const rescope = { id: 'G2', text: 'bulk export belongs to T-12', recommended: 'rescope' as const };
+  const scopeCreep = { id: 'G3', text: 'adds an unrequested cache', verdict: 'UNAUTHORIZED' as const };
+  const fix = { id: 'G4', text: 'row 2 has no test' };
+  const step = (review: ReviewReturn, counts = none, settings = cap5) =>
+    nextReviewStep({ review, counts, settings, allowance: 4, amendGrant: null });
+
+  it('accept, rescope and UNAUTHORIZED gaps alone complete verify with their gaps open', () => {
+    expect(step(gapsOf(accept, rescope, scopeCreep))).toEqual({ kind: 'carried-open' });
+    // even after rounds were spent on other gaps, and at the cap
+    expect(step(gapsOf(accept), { used: 5, granted: 0 })).toEqual({ kind: 'carried-open' });
+  });
+
+  it('one open fix gap with a positive cap runs the fix loop instead', () => {
+    expect(step(gapsOf(accept, fix))).toEqual({ kind: 'fix', round: 1 });
+  });
+
+  it('a started loop that reaches its cap with an open fix gap stops (step 6), never completes', () => {
+    expect(step(gapsOf(accept, fix), { used: 5, granted: 0 })).toMatchObject({ kind: 'step-6' });
+  });
+
+  it('a fix gap is carried open when the loop never starts (maxFixRounds 0, nothing granted or used)', () => {
+    expect(step(gapsOf(fix, accept), none, cap0)).toEqual({ kind: 'carried-open' });
+    // under amend permission too: an audit-only cap never blocks, so nothing is funded
+    expect(
+      nextReviewStep({
+        review: gapsOf(fix),
+        counts: none,
+        settings: cap0,
+        allowance: 4,
+        amendGrant: GRANT,
+      }),
+    ).toEqual({ kind: 'carried-open' });
+    // a granted round or a used round means the loop started: exhausted, it stops
+    expect(step(gapsOf(fix), { used: 1, granted: 0 }, cap0)).toMatchObject({ kind: 'step-6' });
+    expect(step(gapsOf(fix), { used: 0, granted: 1 }, cap0)).toEqual({ kind: 'fix', round: 1 });
+  });
+
+  it('names why each gap is carried open', () => {
+    expect(carriedOpenReason(accept, none, cap5)).toBe('recommended accept: deferred to the finishing gate');
+    expect(carriedOpenReason(rescope, none, cap5)).toBe(
+      'recommended rescope: deferred to the finishing gate',
+    );
+    expect(carriedOpenReason(scopeCreep, none, cap5)).toBe('UNAUTHORIZED: deferred to the finishing gate');
+    expect(carriedOpenReason(fix, none, cap0)).toBe('fix loop not started: maxFixRounds 0');
+    expect(carriedOpenReason(fix, none, cap5)).toBeNull();
+    expect(isCarriedOpenInventory(gapsOf(accept, fix), none, cap5)).toBe(false);
+  });
+
+  it('the return contract takes the gap fields and refuses a rescoped UNAUTHORIZED gap', () => {
+    const parsed = parseReviewReturn(
+      'conformance',
+      JSON.stringify({ role: 'conformance', verdict: 'GAPS', openGaps: [accept, scopeCreep] }),
+    );
+    expect(parsed).toEqual({
+      ok: true,
+      review: { role: 'conformance', verdict: 'GAPS', openGaps: [accept, scopeCreep], fixTasks: [] },
+    });
+    const bad = parseReviewReturn(
+      'conformance',
+      JSON.stringify({
+        role: 'conformance',
+        verdict: 'GAPS',
+        openGaps: [{ ...scopeCreep, recommended: 'rescope' }],
+      }),
+    );
+    expect(bad).toEqual({
+      ok: false,
+      miss: 'review miss: the conformance return is malformed at openGaps.0.recommended: an UNAUTHORIZED gap has no origin requirement to rescope',
+    });
+  });
+
+  it('the GAPS closure lists each carried gap with its fields and reason, after the deferred rows', () => {
+    const closed = ledger({ rows: [row(1, 'done', 1, 'ok'), row(2, 'cut', 0, 'deferred: ABC-9')] });
+    const text = renderClosure({
+      review: gapsOf(accept, scopeCreep),
+      carried: {
+        G1: 'recommended accept: deferred to the finishing gate',
+        G3: 'UNAUTHORIZED: deferred to the finishing gate',
+      },
+      auditedBase: 'f'.repeat(40),
+      ledger: closed,
+      fixCommits: [],
+      minors: [],
+    });
+    expect(text).toBe(
+      [
+        '## Closure / conformance',
+        'status: GAPS (2 open)',
+        `audited-base: ${'f'.repeat(40)}`,
+        'Deferred/deviates per spec:',
+        '- row 2: deferred: ABC-9',
+        'open G1: CSV only, XLSX dropped',
+        '  recommended: accept',
+        '  carried open: recommended accept: deferred to the finishing gate',
+        'open G3: adds an unrequested cache',
+        '  verdict: UNAUTHORIZED',
+        '  carried open: UNAUTHORIZED: deferred to the finishing gate',
+        'fix commits: none',
+        'whole-diff minors: none',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('the stop after such a closure says so, prints the closure and never offers more than Stop', () => {
+    const closure = '## Closure / conformance\nstatus: GAPS (1 open)\naudited-base: x\n';
+    const text = renderHumanStop(
+      { kind: 'closure-carried-open', openGaps: ['G1: CSV only, XLSX dropped'], closure },
+      ledger({ rows: [row(1, 'done', 1, 'ok')] }),
+    );
+    expect(text.split('\n')).toEqual([
+      'gauntlet: question',
+      'Stopped: verification complete with 1 open gap(s) carried to the finishing gate',
+      "Preserve every row's attempts.",
+      'Problem: G1: CSV only, XLSX dropped',
+      '## Closure / conformance',
+      'status: GAPS (1 open)',
+      'audited-base: x',
+      'Recommendation: decide each open gap at the finishing gate (fix it, accept or rescope it into the spec, or follow it up), then run again',
+      '1 - Stop and keep the branch as it is: stop',
+      '',
+    ]);
   });
 });

@@ -295,7 +295,7 @@ export function checkLoopStep(
     checkInvocation(oracle, step, invocation, c, table?.answer ?? null, context);
   }
   // 3b. Verify steps 2-3: where a review verdict leads (./reviews.ts).
-  checkReviewStep(oracle, step, leaf, snapshot.status, c);
+  checkReviewStep(oracle, step, leaf, snapshot.status, c, context);
 
   // 4. Human stops: text and menu.
   const stopNode = snapshot._nodes.find((node) => node.parent?.key === 'humanStop');

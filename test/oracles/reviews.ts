@@ -25,6 +25,7 @@ export const REVIEW_STOP_OFFERS: Record<string, readonly string[]> = {
   reviewCap: ['human.stop'],
   conformanceStep6: ['human.stop'],
   closureNotAudited: ['human.stop'],
+  closureCarriedOpen: ['human.stop'],
 };
 
 /** Headers of the review stops. */
@@ -33,7 +34,35 @@ export const REVIEW_STOP_HEADERS: Record<string, RegExp> = {
   'review-cap': /^Stopped: whole-diff review answers REVISE at the fix-round cap$/,
   'conformance-step6': /^Stopped: conformance review answers GAPS at the fix-round cap$/,
   'closure-not-audited': /^Stopped: verification passed; closure not audited$/,
+  'closure-carried-open':
+    /^Stopped: verification complete with [1-9]\d* open gap\(s\) carried to the finishing gate$/,
 };
+
+interface Gap {
+  readonly id: string;
+  readonly text: string;
+  readonly verdict?: string;
+  readonly recommended?: string;
+}
+
+/*
+ * The partition of the conformance reference: an UNAUTHORIZED gap, or one recommended accept or
+ * rescope, defers to the finishing gate; a gap recommended fix (the default) is the fix loop's,
+ * unless that loop never starts (cap 0: maxFixRounds 0, nothing granted, nothing used). Verify
+ * completes on GAPS only when every open gap is deferred ("valid carried-open inventory").
+ */
+function deferredReason(gap: Gap, report: Report): string | null {
+  if (gap.verdict === 'UNAUTHORIZED') return 'UNAUTHORIZED: deferred to the finishing gate';
+  if (gap.recommended === 'accept' || gap.recommended === 'rescope')
+    return `recommended ${gap.recommended}: deferred to the finishing gate`;
+  const used = report.counts?.used ?? 0;
+  const cap = (report.settings?.maxFixRounds ?? 5) + (report.counts?.granted ?? 0);
+  return used === 0 && cap === 0 ? 'fix loop not started: maxFixRounds 0' : null;
+}
+
+function loopsGap(gap: Gap): boolean {
+  return gap.verdict !== 'UNAUTHORIZED' && gap.recommended !== 'accept' && gap.recommended !== 'rescope';
+}
 
 interface Report {
   readonly ran: boolean;
@@ -46,7 +75,7 @@ interface Report {
       readonly verdict: string;
       readonly minors?: readonly string[];
       readonly fixTasks: readonly string[];
-      readonly openGaps?: readonly { id: string; text: string }[];
+      readonly openGaps?: readonly Gap[];
       readonly happyPath?: string;
     };
   };
@@ -84,6 +113,9 @@ export function referenceReviewTarget(report: Report, allowance: number, specTex
   const verdict = report.returned.review?.verdict;
   if (verdict === 'SHIP') return 'verify.conformance.reviewing';
   if (verdict === 'CONFORMS') return 'verify.closing';
+  const open = report.returned.review?.openGaps ?? [];
+  if (step3 && open.length > 0 && open.every((g) => deferredReason(g, report) !== null))
+    return 'verify.closing';
   const used = report.counts?.used ?? 0;
   const cap = (report.settings?.maxFixRounds ?? 5) + (report.counts?.granted ?? 0);
   const fixing = step3 ? 'verify.conformance.fixing' : 'verify.review.fixing';
@@ -119,7 +151,26 @@ function carriedMinors(context: StepContext): readonly string[] {
 }
 
 /** A review step's target: where the report leads, by the reference. */
-export function checkReviewStep(oracle: Oracle, step: PathStep, leaf: string, status: string, c: View): void {
+export function checkReviewStep(
+  oracle: Oracle,
+  step: PathStep,
+  leaf: string,
+  status: string,
+  c: View,
+  context: StepContext,
+): void {
+  if (step.event.type === 'xstate.done.actor.finishBranch') {
+    // Step 5 done: a CONFORMS (or waived) closure finishes; a GAPS closure never exits 0, the
+    // finishing gate (a person) decides its carried-open gaps.
+    const verdict = latestReport(context)?.returned?.review?.verdict;
+    oracle.same(
+      step,
+      'after step 5: finished only without open gaps',
+      leaf,
+      verdict === 'GAPS' ? 'humanStop.closureCarriedOpen' : 'finished',
+    );
+    return;
+  }
   if (
     step.event.type !== 'xstate.done.actor.wholeDiffReview' &&
     step.event.type !== 'xstate.done.actor.conformanceReview'
@@ -167,7 +218,10 @@ export function checkReviewInvocation(
         [
           invocation.id === 'wholeDiffFixRound' ? 'whole-diff' : 'conformance',
           (report?.counts?.used ?? -1) + 1,
-          [...(review?.openGaps ?? []).map((g) => `${g.id}: ${g.text}`), ...(review?.fixTasks ?? [])].sort(),
+          [
+            ...(review?.openGaps ?? []).filter(loopsGap).map((g) => `${g.id}: ${g.text}`),
+            ...(review?.fixTasks ?? []),
+          ].sort(),
         ],
       );
       return true;
@@ -224,12 +278,23 @@ export function checkReviewInvocation(
         oracle.same(step, what, [input.closure, input.head], [waived, report.head]);
         return true;
       }
+      const open = review?.openGaps ?? [];
+      const gapLines = open.flatMap((g) => [
+        `open ${g.id}: ${g.text}`,
+        ...(g.verdict === undefined ? [] : [`  verdict: ${g.verdict}`]),
+        ...(g.recommended === undefined ? [] : [`  recommended: ${g.recommended}`]),
+        `  carried open: ${report === null ? '' : deferredReason(g, report)}`,
+      ]);
       const expected = [
         '## Closure / conformance',
-        'status: CONFORMS (0 open)',
+        open.length === 0 ? 'status: CONFORMS (0 open)' : `status: GAPS (${open.length} open)`,
         `audited-base: ${report?.head}`,
         ...(review?.happyPath === undefined ? [] : [`happy-path: ${review.happyPath}`]),
-        ...tail,
+        ...(deferred.length === 0
+          ? []
+          : ['Deferred/deviates per spec:', ...deferred.map((r) => `- row ${r.row}: ${r.evidence}`)]),
+        ...gapLines,
+        ...tail.slice(deferred.length === 0 ? 0 : deferred.length + 1),
       ].join('\n');
       oracle.same(step, what, [input.closure, input.head], [expected, report?.head]);
       return true;

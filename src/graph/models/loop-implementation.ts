@@ -260,6 +260,7 @@ function reviewReport(
   used: number,
   granted = 0,
   enforce = true,
+  maxFixRounds = 1,
 ): EventPayload {
   return {
     output: {
@@ -267,7 +268,7 @@ function reviewReport(
       role,
       returned,
       counts: { used, granted },
-      settings: { maxFixRounds: 1, enforce },
+      settings: { maxFixRounds, enforce },
       head: sha('f'),
       fixCommits: used === 0 ? [] : [`${role} round 1: ${sha('a')} fix: ${role} review, round 1`],
     },
@@ -309,6 +310,18 @@ const gaps = {
     fixTasks: [],
   },
 };
+const gapsReview = (openGaps: JsonValue[]) => ({
+  ok: true,
+  review: { role: 'conformance', verdict: 'GAPS', openGaps, fixTasks: [] },
+});
+const carriedGaps = gapsReview([
+  { id: 'G1', text: 'XLSX export dropped', recommended: 'accept' },
+  { id: 'G2', text: 'an unrequested cache', verdict: 'UNAUTHORIZED' },
+]);
+const mixedGaps = gapsReview([
+  { id: 'G1', text: 'row 1 header missing' },
+  { id: 'G2', text: 'XLSX export dropped', recommended: 'rescope' },
+]);
 const conformanceReviews: EventPayload[] = [
   { output: { ran: false, role: 'conformance' } },
   {
@@ -344,6 +357,11 @@ const conformanceReviews: EventPayload[] = [
   reviewReport('conformance', gaps, 1),
   reviewReport('conformance', gaps, 1, 0, false),
   reviewReport('conformance', gaps, WORLD_ALLOWANCE, 1),
+  // a carried-open deferred inventory (accept and UNAUTHORIZED gaps); a fix gap beside an accepted
+  // one (the fix round works on the fix gap only); a fix gap under an audit-only cap of 0
+  reviewReport('conformance', carriedGaps, 0),
+  reviewReport('conformance', mixedGaps, 0),
+  reviewReport('conformance', gaps, 0, 0, true, 0),
 ];
 
 const committed: EventPayload[] = [{ output: { head: sha('e') } }];

@@ -70,4 +70,20 @@ describe('generated files', () => {
         state.id,
       ).toBe(true);
   });
+
+  it('docs/machines.md embeds every Mermaid overview as committed and links every region', () => {
+    const doc = readFileSync(join(root, 'docs/machines.md'), 'utf8');
+    for (const file of readdirSync(join(root, 'visualizations'))) {
+      if (file.endsWith('.mmd')) {
+        const mermaid = readFileSync(join(root, 'visualizations', file), 'utf8');
+        expect(doc, `${file} (run npm run generate, then paste it into docs/machines.md)`).toContain(
+          `\`\`\`mermaid\n${mermaid}\`\`\``,
+        );
+      }
+      if (file.endsWith('.svg')) expect(doc, file).toContain(`(../visualizations/${file})`);
+    }
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const overview = readFileSync(join(root, 'visualizations/loop-implementation.mmd'), 'utf8');
+    expect(readme, 'README.md: the loop engine overview').toContain(`\`\`\`mermaid\n${overview}\`\`\``);
+  });
 });

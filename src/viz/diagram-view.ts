@@ -179,7 +179,10 @@ export function fullView(machine: AnyStateMachine): DiagramView {
 
 /** Options of {@link overviewView}. */
 export interface OverviewOptions {
-  /** Label lines without rule labels (number, event, guard): the Mermaid overview's width. */
+  /**
+   * Label lines without rule labels (number, event, guard) and boxes without `invoke` lines: the
+   * Mermaid overview, narrow enough for GitHub's column.
+   */
   readonly compact?: boolean;
 }
 
@@ -212,6 +215,13 @@ export function overviewView(machine: AnyStateMachine, options: OverviewOptions 
     }
     nodes.push(isCompound(child) ? collapsedNode(child, drawn) : leafNode(child, drawn));
   }
+  // The compact overview (Mermaid, for GitHub's column) leaves the invoke lines to the SVG.
+  if (options.compact === true)
+    for (const node of nodes) {
+      const details = node.details as string[];
+      for (let i = details.length - 1; i >= 0; i--)
+        if (details[i]?.startsWith('invoke ')) details.splice(i, 1);
+    }
   const aliases = new Map<string, string>();
   for (const group of groups.values()) for (const id of group) aliases.set(id, group[0] as string);
   return assembleView(machine, 'overview', machine.id, nodes, drawn, {

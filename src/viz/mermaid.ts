@@ -117,11 +117,11 @@ function mermaidIds(machine: AnyStateMachine): Map<string, string> {
 
 /**
  * The configuration line every view diagram starts with (an init directive, which GitHub's
- * Mermaid honours): 12 px text instead of 16 and tighter spacing, so that a region fits the
+ * Mermaid honours): 11 px text instead of 16 and tighter spacing, so that a region fits the
  * width docs/machines.md promises.
  */
 export const MERMAID_VIEW_CONFIG =
-  '%%{init: {"themeVariables": {"fontSize": "12px"}, "state": {"nodeSpacing": 20, "rankSpacing": 36}}}%%';
+  '%%{init: {"themeVariables": {"fontSize": "11px"}, "state": {"nodeSpacing": 12, "rankSpacing": 30}}}%%';
 
 /** Options of {@link viewToMermaid}. */
 export interface ViewMermaidOptions {

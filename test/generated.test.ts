@@ -11,7 +11,7 @@ const root = join(import.meta.dirname, '..');
 
 describe('generated files', () => {
   it('are committed and fresh (run `npm run generate` when this fails)', async () => {
-    const files = await generatedFiles();
+    const files = await generatedFiles(root);
     // Every registered machine has its overview in three formats and an SVG per compound state
     // at the top level (its regions); coverage and schemas are there too.
     for (const [name, machine] of Object.entries(machines)) {

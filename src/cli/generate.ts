@@ -114,8 +114,38 @@ export async function machineDiagrams(name: string, machine: AnyStateMachine): P
   return machineDiagramFiles(name, machine);
 }
 
-/** Every generated file of the project, in a stable order. */
-export async function generatedFiles(): Promise<GeneratedFile[]> {
+/** The Markdown files that embed Mermaid overviews, kept in step by `generate`. */
+export const DOCS_WITH_MERMAID = ['README.md', 'docs/machines.md'] as const;
+
+const MERMAID_MARKER =
+  /<!-- generated from (visualizations\/[\w.-]+\.mmd) by npm run generate -->\n```mermaid\n[\s\S]*?```/g;
+
+/**
+ * README.md and docs/machines.md with each Mermaid block that follows a
+ * `<!-- generated from visualizations/<file>.mmd by npm run generate -->` line replaced by that
+ * file's generated text, so a machine change needs only `npm run generate`.
+ */
+async function docsWithMermaid(root: string, files: readonly GeneratedFile[]): Promise<GeneratedFile[]> {
+  const result: GeneratedFile[] = [];
+  for (const path of DOCS_WITH_MERMAID) {
+    const text = await readFile(join(root, path), 'utf8').catch(() => null);
+    if (text === null) continue;
+    const content = text.replace(MERMAID_MARKER, (block, source: string) => {
+      const mermaid = files.find((f) => f.path === source)?.content;
+      if (mermaid === undefined) return block;
+      return `<!-- generated from ${source} by npm run generate -->\n\`\`\`mermaid\n${mermaid}\`\`\``;
+    });
+    result.push({ path, content });
+  }
+  return result;
+}
+
+/**
+ * Every generated file of the project, in a stable order.
+ *
+ * @param root the project folder whose README.md and docs/machines.md get their Mermaid blocks
+ */
+export async function generatedFiles(root = '.'): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];
   const coverage: TransitionCoverage[] = [];
   const guards: GuardCoverage[] = [];
@@ -131,6 +161,7 @@ export async function generatedFiles(): Promise<GeneratedFile[]> {
     guards.push(guardCoverage(machine, taken, unobservableGuardOutcomes[name] ?? {}));
   }
   files.push({ path: 'visualizations/coverage.json', content: coverageReportJson(coverage, guards) });
+  files.push(...(await docsWithMermaid(root, files)));
   for (const [name, schema] of Object.entries(publishedSchemas()).sort(([a], [b]) => a.localeCompare(b)))
     files.push({
       path: `schemas/${name}.json`,
@@ -163,7 +194,7 @@ export const generateCommand: CliCommand = {
       return 0;
     }
     const root = values.root as string;
-    const files = await generatedFiles();
+    const files = await generatedFiles(root);
     if (values.check) {
       const stale = await staleFiles(root, files);
       if (values.json)

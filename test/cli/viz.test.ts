@@ -246,18 +246,21 @@ describe('loopchart viz', () => {
 });
 
 describe('docs/machines.md', () => {
-  it('shows the generated SVG of every registered machine under its own heading', async () => {
+  it('embeds every registered machine’s Mermaid overview under its own heading and links its generated SVGs', async () => {
     const page = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'machines.md'), 'utf8');
     const headings = [...page.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(headings).toEqual(registered.map(([name]) => name));
     for (const [name, machine] of registered) {
       const section = page.split(`## ${name}\n`)[1]?.split('\n## ')[0] ?? '';
-      const image = /!\[[^\]]+\]\(\.\.\/(visualizations\/[^)]+)\)/.exec(section)?.[1];
-      // The link points at the file `loopchart generate` writes for this machine.
+      // A ```mermaid block GitHub renders (its text is kept current by test/generated.test.ts).
+      expect(section, name).toMatch(/^```mermaid\n(?:%%.*\n)?stateDiagram-v2\n/m);
+      const links = [...section.matchAll(/\]\(\.\.\/(visualizations\/[^)]+\.svg)\)/g)].map((m) => m[1]);
+      // The first link is the machine's overview; every link is a file `loopchart generate` writes.
+      expect(links[0], name).toBe(`visualizations/${name}.svg`);
       const generated = (await machineDiagrams(name, machine)).map((file) => file.path);
-      expect(generated, name).toContain(image);
-      expect(image).toBe(`visualizations/${name}.svg`);
-      expect(section.replace(/!\[[^\]]*\]\([^)]*\)/, '').trim().length, name).toBeGreaterThan(100);
+      for (const link of links) expect(generated, `${name}: ${link}`).toContain(link);
+      const prose = section.replace(/```mermaid[\s\S]*?```/, '').replace(/\[[^\]]*\]\([^)]*\)/g, '');
+      expect(prose.trim().length, name).toBeGreaterThan(100);
     }
   });
 });

@@ -16,15 +16,15 @@ import { adoptedReservation, describeError, dirtDetail, headLedger, seedOf } fro
  * several legs is a configuration error here rather than a run that would treat every row as home.
  */
 function singleLegOnly(spec: Spec) {
-  return isCoordinated(spec)
-    ? [
-        finding(
-          'spec.legs.coordinated',
-          0,
-          `the spec declares ${memberNames(spec).length} legs (${memberNames(spec).join(', ')}); coordinated runs are not supported yet: list one member in ## Legs or remove the section`,
-        ),
-      ]
-    : [];
+  if (!isCoordinated(spec)) return [];
+  const members = memberNames(spec);
+  return [
+    finding(
+      'spec.legs.coordinated',
+      0,
+      `the spec declares ${members.length} legs (${members.join(', ')}); coordinated runs are not supported yet: list one member in ## Legs or remove the section`,
+    ),
+  ];
 }
 
 /** The `entry` region of the loop engine. */

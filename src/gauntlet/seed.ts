@@ -5,7 +5,7 @@
 
 import { type Finding, finding } from '../common/finding.js';
 import { checkLedger, DEFAULT_CHECKS, DEFAULT_DISCRIMINANT } from './ledger.js';
-import { homeMember, isCoordinated, legEntries, memberNames } from './leg-entries.js';
+import { homeMember, isCoordinated, type LegEntry, legEntries, memberNames } from './leg-entries.js';
 import { dispositionEvidence, isCutDisposition } from './spec.js';
 import type { Ledger, LedgerLegs, LedgerRow, Spec } from './types.js';
 
@@ -69,7 +69,8 @@ export function seedLedger(spec: Spec, options: SeedOptions): SeededLedger {
       ),
     );
   // One row per entry: a criterion per leg that implements it, its disposition copied (§1.7).
-  const rows: LedgerRow[] = legEntries(spec).map((entry) => {
+  const entries = legEntries(spec);
+  const rows: LedgerRow[] = entries.map((entry) => {
     const cut = isCutDisposition(entry.disposition);
     return {
       row: entry.row,
@@ -78,7 +79,7 @@ export function seedLedger(spec: Spec, options: SeedOptions): SeededLedger {
       evidence: dispositionEvidence(entry.disposition),
     };
   });
-  const legs = isCoordinated(spec) ? coordinatedLegs(spec, options, findings) : undefined;
+  const legs = isCoordinated(spec) ? coordinatedLegs(spec, entries, options, findings) : undefined;
   const ledger: Ledger = {
     discriminant: options.discriminant ?? DEFAULT_DISCRIMINANT,
     spec: options.specPath,
@@ -98,7 +99,12 @@ export function seedLedger(spec: Spec, options: SeedOptions): SeededLedger {
 }
 
 /** The member pairs (every leg `seeded: no`) and the mapping of a coordinated seed. */
-function coordinatedLegs(spec: Spec, options: SeedOptions, findings: Finding[]): LedgerLegs {
+function coordinatedLegs(
+  spec: Spec,
+  entries: readonly LegEntry[],
+  options: SeedOptions,
+  findings: Finding[],
+): LedgerLegs {
   const bases = options.memberBases ?? {};
   const home = homeMember(spec);
   const members = memberNames(spec).map((name) => {
@@ -121,5 +127,5 @@ function coordinatedLegs(spec: Spec, options: SeedOptions, findings: Finding[]):
       );
     return { name, base: base ?? options.base, seeded: false };
   });
-  return { members, mapping: legEntries(spec).map(({ row, ac, leg }) => ({ row, ac, leg })) };
+  return { members, mapping: entries.map(({ row, ac, leg }) => ({ row, ac, leg })) };
 }

@@ -21,6 +21,11 @@ export interface LoopImplementationInput {
   readonly specPath: string;
   /** The verification (CI) command a fresh ledger records; also the default gate set. */
   readonly verification: string;
+  /**
+   * The checkout of every member of a coordinated run (member name -> absolute path; the home
+   * member's is the worktree), as the host resolved and checked them. Absent for a single-leg run.
+   */
+  readonly legCheckouts?: Readonly<Record<string, string>>;
 }
 
 /** What `inspectWorkspace` reports at entry. */

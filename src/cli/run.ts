@@ -3,6 +3,7 @@
  * it finishes (exit 0) or stops for a human (exit 3, the stop text on stdout). Verify finishes on
  * a CONFORMS closure, or unaudited only when the caller waives the audit (`--no-conformance-review`).
  */
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { loopImplementationMachine } from '../../machines/loop-implementation/index.js';
 import { InputError, UsageError } from '../common/errors.js';
@@ -35,6 +36,7 @@ const OPTIONS = {
   'child-agent': { type: 'string' },
   ...AGENT_OPTIONS,
   gate: { type: 'string', multiple: true },
+  leg: { type: 'string', multiple: true },
   verification: { type: 'string' },
   overrides: { type: 'string' },
   allowance: { type: 'string' },
@@ -66,6 +68,9 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --child "<command>"       the child command, run with /bin/sh -c in the worktree
   --child-agent <agent>     run a coding agent as the child (presets below)
   --gate "<command>"        an extra gate after the ledger's verification command (repeatable)
+  --leg <member>=<path>     the checkout of a companion member of the spec's ## Legs
+                            (repeatable; one per member other than home, whose checkout
+                            is the worktree; a relative path resolves from this directory)
   --verification "<cmd>"    the verification command of a fresh ledger (default: the overrides
                             file's command, else discovered: npm test / make test)
   --overrides <path>        the overrides file; its ## verification-before-completion section holds
@@ -109,6 +114,7 @@ examples:
   loopchart run --spec docs/specs/feature.md --child-agent claude
   loopchart run -s docs/specs/feature.md -c "./agent.sh" -g "npm run lint"
   loopchart run -l docs/plans/feature.md -c "./agent.sh" --answer "cut row 3"
+  loopchart run -s docs/specs/feature.md -c "./agent.sh" --leg api=../api
   loopchart run -s docs/specs/feature.md -c "./agent.sh" --inspect --inspect-wait
 `;
 
@@ -169,6 +175,7 @@ export function runOptionsFromArgs(
       : integerOption('run', 'escalate-after', values['escalate-after'], 0, 0);
   if (values.inspect !== true && (values['inspect-port'] !== undefined || values['inspect-wait'] === true))
     throw new UsageError('run: --inspect-port and --inspect-wait go with --inspect');
+  const legs = legOptions(values.leg ?? []);
   const inspectPort = integerOption('run', 'inspect-port', values['inspect-port'], 0);
   if (inspectPort > 65535)
     throw new UsageError(`run: --inspect-port must be at most 65535, got "${inspectPort}"`);
@@ -182,6 +189,7 @@ export function runOptionsFromArgs(
     ...(child === undefined ? {} : { child }),
     ...(Object.keys(childEnv).length === 0 ? {} : { childEnv }),
     gates: values.gate ?? [],
+    ...(legs === undefined ? {} : { legs }),
     ...(values.verification === undefined ? {} : { verification: values.verification }),
     ...(values.overrides === undefined ? {} : { overrides: values.overrides }),
     ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
@@ -199,6 +207,28 @@ export function runOptionsFromArgs(
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     },
   };
+}
+
+/**
+ * `--leg <member>=<path>` values as the runner's `legs` option (member -> absolute path, resolved
+ * from the current directory), or `undefined` when none was given.
+ *
+ * @throws UsageError for a value without `=`, an empty member or path, or a member given twice
+ */
+export function legOptions(values: readonly string[]): Record<string, string> | undefined {
+  if (values.length === 0) return undefined;
+  const legs: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf('=');
+    const member = at < 0 ? '' : value.slice(0, at).trim();
+    const path = at < 0 ? '' : value.slice(at + 1);
+    if (member === '' || path === '')
+      throw new UsageError(`run: --leg reads <member>=<path> (e.g. --leg api=../api), got "${value}"`);
+    if (Object.hasOwn(legs, member))
+      throw new UsageError(`run: --leg ${member} is given twice; give each member one checkout`);
+    legs[member] = resolve(path);
+  }
+  return legs;
 }
 
 function isTty(stream: unknown): boolean {

@@ -53,6 +53,11 @@ export interface HostOptions {
   readonly silenceTimeoutMs: number;
   readonly timeoutMs: number;
   readonly killGraceMs: number;
+  /**
+   * Every member's checkout (absolute; the home member's is `worktree`) of a coordinated run, as
+   * the runner resolved and checked them; absent for a single-leg run.
+   */
+  readonly legCheckouts?: Readonly<Record<string, string>>;
   /** Extra environment for the child (on top of this process's and the LOOPCHART_* variables). */
   readonly childEnv?: Readonly<Record<string, string>>;
   /** Verify step 2 reviewer command (docs/review-contract.md); without it step 2 does not run. */

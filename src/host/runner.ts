@@ -30,6 +30,7 @@ import { parseLedger } from '../gauntlet/ledger.js';
 import { legacyAllowance } from '../gauntlet/legacy-allowance.js';
 import { effectiveImplModel } from '../gauntlet/model-fallback.js';
 import { DEFAULT_ALLOWANCE } from '../gauntlet/seed.js';
+import { parseSpec } from '../gauntlet/spec.js';
 import type { Ledger } from '../gauntlet/types.js';
 import { recoverCommitIntent } from './commit-journal.js';
 import {
@@ -39,6 +40,7 @@ import {
   type HostOptions,
   type HostSession,
 } from './host-session.js';
+import { resolveLegCheckouts } from './leg-checkouts.js';
 import { createLoopActors, openHostSession } from './loop-actors.js';
 import { createLoopRecordProjector, isResting, stateLabel } from './loop-transcript.js';
 import {
@@ -149,6 +151,14 @@ export interface LoopRunnerOptions {
    * here is caught and ignored, so a failing observer never changes the run.
    */
   readonly inspect?: (event: InspectionEvent) => void;
+  /**
+   * The checkouts of a coordinated run's companion members (member name -> checkout path; a
+   * relative path resolves from the current directory). The home member's checkout is `worktree`.
+   * Required for every non-home member of the spec's `## Legs` when it lists more than one member;
+   * refused (exit 2) for an unknown member, a path outside a git work tree, the home worktree, or
+   * one checkout given to two members (docs/host.md, docs/decisions/legs.md).
+   */
+  readonly legs?: Readonly<Record<string, string>>;
 }
 
 /** How a run ended. */
@@ -243,6 +253,8 @@ interface ResolvedRun {
   readonly verification: string;
   /** Where a fresh ledger's verification command came from (printed once), `null` on resume. */
   readonly verificationSource: string | null;
+  /** Every member's checkout (home = the worktree) of a coordinated run; absent for one leg. */
+  readonly legCheckouts?: Readonly<Record<string, string>>;
 }
 
 async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
@@ -257,6 +269,12 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
     );
   ledgerPath ??= defaultLedgerPath(specPath);
   await checkRunPaths(worktree, { specPath, ledgerPath });
+  const specText = await readWorktreeFile(worktree, specPath);
+  const parsedSpec = specText === null ? null : parseSpec(specText);
+  const spec = parsedSpec === null || parsedSpec.findings.length > 0 ? null : parsedSpec.spec;
+  // A spec that does not read is the machine's to report (its findings); legs need a readable one.
+  const legCheckouts = spec === null ? undefined : await resolveLegCheckouts(worktree, spec, options.legs);
+  const legPart = legCheckouts === undefined ? {} : { legCheckouts };
   const ledgerText = await readWorktreeFile(worktree, ledgerPath);
   const parsedLedger = ledgerText === null ? null : parseLedger(ledgerText);
   // A legacy `cap:` ledger is admitted: the machine's restore migrates it (`loop: migrate allowance`).
@@ -271,7 +289,14 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
   if (existing !== null) await checkLedgerBase(worktree, ledgerPath, existing.base);
   // A resumed ledger keeps its own command; a fresh one resolves it in the protocol's order.
   if (existing !== null && options.verification === undefined)
-    return { worktree, specPath, ledgerPath, verification: existing.verification, verificationSource: null };
+    return {
+      worktree,
+      specPath,
+      ledgerPath,
+      verification: existing.verification,
+      verificationSource: null,
+      ...legPart,
+    };
   const choice = resolveVerification(worktree, {
     ...(options.verification === undefined ? {} : { explicit: options.verification }),
     ...(options.overrides === undefined ? {} : { overrides: options.overrides }),
@@ -283,6 +308,7 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
     verification: choice.command,
     // The caller's own command needs no source line; the overrides file and discovery do.
     verificationSource: existing === null && options.verification === undefined ? choice.source : null,
+    ...legPart,
   };
 }
 
@@ -356,6 +382,7 @@ async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
     },
     ...(options.onSideEffect === undefined ? {} : { onSideEffect: options.onSideEffect }),
     ...(options.interrupt === undefined ? {} : { interrupt: options.interrupt }),
+    ...(run.legCheckouts === undefined ? {} : { legCheckouts: run.legCheckouts }),
   };
   const session = await openHostSession(host, options.gitEnv === undefined ? {} : { env: options.gitEnv });
   // Reading actors share HEAD and status between the loop's own writes (worktree-facts.ts); a human
@@ -453,7 +480,12 @@ async function drive(
           }
         };
   const actor = createActor(machine, {
-    input: { ledgerPath: run.ledgerPath, specPath: run.specPath, verification: run.verification },
+    input: {
+      ledgerPath: run.ledgerPath,
+      specPath: run.specPath,
+      verification: run.verification,
+      ...(run.legCheckouts === undefined ? {} : { legCheckouts: run.legCheckouts }),
+    },
     ...(inspect === undefined ? {} : { inspect }),
   });
   actor.on('notice', (event) => {

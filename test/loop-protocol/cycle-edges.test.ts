@@ -297,10 +297,14 @@ describe('the noisy baseline refuses bad options and samples by name', () => {
       { minimumTolerance: -1 },
       { minimumTolerance: Number.NaN },
       { minimumTolerance: Number.POSITIVE_INFINITY },
-    ])
-      expect(codes(aggregateBaseline([1, 2, 3], { direction: 'lower-is-better', ...options }))).toEqual([
-        'loop-protocol.baseline.options-invalid',
-      ]);
+    ]) {
+      const result = aggregateBaseline([1, 2, 3], { direction: 'lower-is-better', ...options });
+      expect(codes(result)).toEqual(['loop-protocol.baseline.options-invalid']);
+      // The finding names both options, so a person knows what to fix.
+      const message = result.ok ? '' : (result.findings[0]?.reason ?? '');
+      expect(message).toMatch(/minSamples/);
+      expect(message).toMatch(/minimumTolerance/);
+    }
     const ok = aggregateBaseline([5], { direction: 'higher-is-better', minSamples: 1, minimumTolerance: 0 });
     expect(ok).toEqual({
       ok: true,

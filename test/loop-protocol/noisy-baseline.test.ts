@@ -53,6 +53,17 @@ describe('a noisy-metric baseline', () => {
     const b = baselineOf([1, 2, 3]);
     expect(() => improvedBeyondTolerance(b, [])).toThrow(InputError);
     expect(() => improvedBeyondTolerance(b, Number.POSITIVE_INFINITY)).toThrow(InputError);
+    // One bad sample among good ones is still refused: a median over NaN is meaningless.
+    expect(() => improvedBeyondTolerance(b, [1, Number.NaN, 2])).toThrow(InputError);
+    let thrown: unknown;
+    try {
+      improvedBeyondTolerance(b, []);
+    } catch (error) {
+      thrown = error;
+    }
+    // The error is named by its code and says what was wrong in words a person can act on.
+    expect(thrown).toMatchObject({ code: 'loop-protocol.metric.observation-invalid' });
+    expect((thrown as Error).message).toMatch(/finite/);
   });
 
   it('never calls a value inside the baseline spread an improvement (property, 1,000 runs)', () => {

@@ -189,4 +189,24 @@ describe('limits from the entry contract', () => {
     });
     expect(plateauThresholdOfContract(result.contract)).toBe(4);
   });
+
+  it('leaves out a limit the contract does not set (absent, not undefined)', () => {
+    const parsed = parseEntryContract(
+      [
+        'Outcome: x',
+        'Observable source: y',
+        'Allowed actions: z',
+        'Actor and sole writer: me',
+        'Evaluator or guard: e',
+        'Iteration or poll budget: 3 iterations',
+        'Time or cost budget: $2',
+        'Plateau or no-progress rule: stop after 2 flat cycles',
+      ].join('\n'),
+    );
+    const result = completeEntryContract(parsed.contract);
+    if (result.kind !== 'complete') throw new Error('expected a complete contract');
+    const limits = budgetLimitsOf(result.contract);
+    expect(limits).toStrictEqual({ iterations: 3, cost: 2 });
+    expect(Object.keys(limits).sort()).toEqual(['cost', 'iterations']);
+  });
 });

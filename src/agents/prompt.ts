@@ -357,7 +357,7 @@ function reviewerSections(input: PromptInput): Sections {
     ? `$ ${tool} child review --verdict <CONFORMS|GAPS>`
     : `$ ${tool} child review --verdict <SHIP|REVISE>`;
   const options = conformance
-    ? 'CONFORMS when every acceptance row is met; GAPS otherwise, with one `--gap "G<n>: <what is missing>"` per open gap (ids G1, G2, ... each once) and one `--fix-task "<one line>"` per change that would close them. Add `--happy-path "<what you ran>"` only when you ran the feature end to end.'
+    ? 'CONFORMS when every acceptance row is met; GAPS otherwise, with one `--gap "G<n>: <what is missing>"` per open gap (ids G1, G2, ... each once) and one `--fix-task "<one line>"` per change that would close them. A gap that is behaviour nobody asked for takes `--gap-verdict G<n>=UNAUTHORIZED`; one the loop should not fix takes `--gap-recommended G<n>=accept` (keep it) or `G<n>=rescope` (the requirement should change). Add `--happy-path "<what you ran>"` only when you ran the feature end to end.'
     : 'SHIP when the change can merge as it is, with one `--minor "<one line>"` per small remark that does not block it; REVISE when it cannot, with at least one `--fix-task "<one line>"` naming a change to make.';
   return {
     intro: `You are the ${task.role} reviewer of a loop's final verification: you read and judge, you change nothing.`,

@@ -64,7 +64,8 @@ child contract forbids with a named error and exit code 2, before anything is wr
                                 an RPI or crank validator: print the verdict record over the
                                 subject digest in LOOPCHART_SUBJECT_DIGEST (a FAIL needs a finding)
   review --verdict SHIP|REVISE|CONFORMS|GAPS [--minor "<line>"]... [--fix-task "<line>"]...
-         [--gap "G<n>: <text>"]... [--happy-path "<what ran>"]
+         [--gap "G<n>: <text>"]... [--gap-verdict G<n>=PARTIAL|MISSING|DRIFTED|UNAUTHORIZED]...
+         [--gap-recommended G<n>=fix|accept|rescope]... [--happy-path "<what ran>"]
                                 a verify reviewer: write the review return to
                                 LOOPCHART_REVIEW_RETURN for the role in LOOPCHART_ROLE
                                 (docs/review-contract.md); refuses what the loop would refuse
@@ -335,12 +336,37 @@ async function verdict(args: readonly string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+/**
+ * Reads `--gap-verdict` / `--gap-recommended` values (`G<n>=<value>`) into a map by gap id. The value
+ * itself is checked by the return schema afterwards (a bad one is `child.review`); the form, an id
+ * given twice and an id that names no `--gap` are usage errors here.
+ */
+function gapFields(
+  option: string,
+  texts: readonly string[] | undefined,
+  gaps: readonly { readonly id: string }[],
+): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const text of texts ?? []) {
+    const at = text.indexOf('=');
+    if (at < 1) throw new UsageError(`child review: ${option} takes "G<n>=<value>", got "${text}"`);
+    const id = text.slice(0, at).trim();
+    if (!gaps.some((gap) => gap.id === id))
+      throw new UsageError(`child review: ${option} names ${id}, which no --gap gives`);
+    if (fields.has(id)) throw new UsageError(`child review: ${option} gives ${id} twice`);
+    fields.set(id, text.slice(at + 1).trim());
+  }
+  return fields;
+}
+
 async function review(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('child review', args, {
     verdict: { type: 'string' },
     minor: { type: 'string', multiple: true },
     'fix-task': { type: 'string', multiple: true },
     gap: { type: 'string', multiple: true },
+    'gap-verdict': { type: 'string', multiple: true },
+    'gap-recommended': { type: 'string', multiple: true },
     'happy-path': { type: 'string' },
   });
   const role = process.env.LOOPCHART_ROLE;
@@ -355,13 +381,20 @@ async function review(args: readonly string[], io: CliIo): Promise<number> {
     if (at < 1) throw new UsageError(`child review: --gap takes "G<n>: <text>", got "${text}"`);
     return { id: text.slice(0, at).trim(), text: text.slice(at + 1).trim() };
   });
+  const verdicts = gapFields('--gap-verdict', values['gap-verdict'], gaps);
+  const recommendations = gapFields('--gap-recommended', values['gap-recommended'], gaps);
+  const openGaps = gaps.map((gap) => ({
+    ...gap,
+    ...(verdicts.has(gap.id) ? { verdict: verdicts.get(gap.id) } : {}),
+    ...(recommendations.has(gap.id) ? { recommended: recommendations.get(gap.id) } : {}),
+  }));
   // Only the fields given: the strict schema then names a field the role does not have.
   const record = {
     role,
     verdict: values.verdict,
     ...(values.minor === undefined ? {} : { minors: values.minor }),
     ...(values['fix-task'] === undefined ? {} : { fixTasks: values['fix-task'] }),
-    ...(values.gap === undefined ? {} : { openGaps: gaps }),
+    ...(values.gap === undefined ? {} : { openGaps }),
     ...(values['happy-path'] === undefined ? {} : { happyPath: values['happy-path'] }),
   };
   const parsed = (role === 'whole-diff' ? wholeDiffReturnSchema : conformanceReturnSchema).safeParse(record);

@@ -199,6 +199,9 @@ describe('renderPrompt', () => {
     expect(text).toContain('  row 2: Commas and quotes are escaped');
     expect(text).not.toContain('\u001b');
     expect(text).toContain('`--gap "G<n>: <what is missing>"`');
+    // The review contract's gap fields: UNAUTHORIZED behaviour, and gaps left to the finishing gate.
+    expect(text).toContain('`--gap-verdict G<n>=UNAUTHORIZED`');
+    expect(text).toContain('`--gap-recommended G<n>=accept`');
     expect(text).toContain('--happy-path');
     expect(text).toContain('Spec: docs/specs/csv.md');
     expect(text).toContain('Ledger: docs/plans/csv.md');

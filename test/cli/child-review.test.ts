@@ -94,6 +94,49 @@ describe('child review', () => {
     });
   });
 
+  it("records a gap's verdict and recommendation (review contract: UNAUTHORIZED, accept, rescope)", async () => {
+    const file = reviewer('conformance');
+    const result = await review(
+      '--verdict',
+      'GAPS',
+      '--gap',
+      'G1: a flag nobody asked for',
+      '--gap',
+      'G2: row 3 renamed the option',
+      '--gap',
+      'G3: row 4 has no test',
+      '--gap-verdict',
+      'G1=UNAUTHORIZED',
+      '--gap-recommended',
+      'G1=accept',
+      '--gap-verdict',
+      'G2=DRIFTED',
+      '--gap-recommended',
+      'G2=rescope',
+    );
+    expect(result.code).toBe(0);
+    // G3 carries neither field: the contract's default (`fix`) applies when the loop reads it.
+    expect(JSON.parse(readFileSync(file, 'utf8')).openGaps).toEqual([
+      { id: 'G1', text: 'a flag nobody asked for', verdict: 'UNAUTHORIZED', recommended: 'accept' },
+      { id: 'G2', text: 'row 3 renamed the option', verdict: 'DRIFTED', recommended: 'rescope' },
+      { id: 'G3', text: 'row 4 has no test' },
+    ]);
+    const parsed = parseReviewReturn('conformance', readFileSync(file, 'utf8'));
+    expect(parsed.ok).toBe(true);
+  });
+
+  it.each([
+    [['--gap-verdict', 'G1'], 'no = in the value'],
+    [['--gap-verdict', 'G2=MISSING'], 'an id no --gap gives'],
+    [['--gap-recommended', 'G1=fix', '--gap-recommended', 'G1=accept'], 'an id given twice'],
+  ])('refuses --gap-verdict/--gap-recommended %j (%s) as a usage error, writing nothing', async (extra) => {
+    const file = reviewer('conformance');
+    const result = await review('--verdict', 'GAPS', '--gap', 'G1: x', ...extra, '--json');
+    expect(result.code).toBe(2);
+    expect(result.error).toBe('cli.usage');
+    expect(existsSync(file)).toBe(false);
+  });
+
   it.each([
     ['whole-diff', ['--verdict', 'REVISE'], 'REVISE names no fix task'],
     ['whole-diff', ['--verdict', 'CONFORMS'], 'a conformance verdict for the whole-diff role'],
@@ -105,6 +148,30 @@ describe('child review', () => {
     ['conformance', ['--verdict', 'GAPS', '--gap', 'gap-1: x'], 'a gap id not G<n>'],
     ['conformance', ['--verdict', 'SHIP'], 'a whole-diff verdict for the conformance role'],
     ['conformance', ['--verdict', 'CONFORMS', '--minor', 'x'], 'a minor in a conformance return'],
+    [
+      'conformance',
+      ['--verdict', 'GAPS', '--gap', 'G1: x', '--gap-verdict', 'G1=WRONG'],
+      'an unknown gap verdict',
+    ],
+    [
+      'conformance',
+      ['--verdict', 'GAPS', '--gap', 'G1: x', '--gap-recommended', 'G1=later'],
+      'an unknown recommendation',
+    ],
+    [
+      'conformance',
+      [
+        '--verdict',
+        'GAPS',
+        '--gap',
+        'G1: x',
+        '--gap-verdict',
+        'G1=UNAUTHORIZED',
+        '--gap-recommended',
+        'G1=rescope',
+      ],
+      'an UNAUTHORIZED gap recommended rescope (it has no origin requirement)',
+    ],
   ])('refuses (%s) %j: %s, writing nothing', async (role, args) => {
     const file = reviewer(role);
     const result = await review(...args, '--json');

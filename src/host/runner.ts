@@ -199,7 +199,11 @@ export interface LoopRunResult {
   readonly code?: string;
   /** Notices printed during the run. */
   readonly notices: readonly string[];
-  /** The `## Closure / conformance` block, when verify closed on CONFORMS. */
+  /**
+   * The `## Closure / conformance` block, when verify closed: on CONFORMS or a waived audit (the run
+   * finished), or at the `closure-carried-open` stop (`status: GAPS (N open)`, the block the
+   * finishing hook received; the stop text quotes it too).
+   */
   readonly closure?: string;
   /** Side effects the run completed. */
   readonly sideEffects: number;
@@ -623,6 +627,7 @@ async function drive(
         ledger: await diskLedger(),
         sideEffects: session.sideEffects,
         gitProcesses: session.git.processCount,
+        ...(context.closure === null ? {} : { closure: context.closure }),
       };
       if (choice === null && rejection !== null)
         return {

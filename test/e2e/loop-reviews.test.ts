@@ -254,13 +254,16 @@ describe('a carried-open deferred inventory (§3.18 step 4)', () => {
     );
     expect(result.code).toBe(3);
     expect(r.subjects().some((s) => s.startsWith('loop: conformance fix round'))).toBe(false);
-    const json = JSON.parse(result.stdout) as { state: string; stop: string };
+    const json = JSON.parse(result.stdout) as { state: string; stop: string; closure?: string };
     expect(json.state).toBe('humanStop.closureCarriedOpen');
-    expect(json.stop).toContain(
+    const block =
       'status: GAPS (1 open)\naudited-base: ' +
-        r.git('rev-parse', 'HEAD').trim() +
-        '\nopen G1: row 2 has no test\n  carried open: fix loop not started: maxFixRounds 0\n',
-    );
+      r.git('rev-parse', 'HEAD').trim() +
+      '\nopen G1: row 2 has no test\n  carried open: fix loop not started: maxFixRounds 0\n';
+    expect(json.stop).toContain(block);
+    // The --json result carries the closure block itself, not only the stop text quoting it.
+    expect(json.closure).toContain(block);
+    expect(json.closure?.startsWith('## Closure / conformance\n')).toBe(true);
   });
 });
 

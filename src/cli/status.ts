@@ -9,6 +9,7 @@ import { formatFindings } from '../common/finding.js';
 import { createGitPort } from '../effects/git.js';
 import { resolveGitDir } from '../effects/git-dir.js';
 import { parseLedger } from '../gauntlet/ledger.js';
+import { formatLegRows } from '../gauntlet/leg-status.js';
 import {
   checkLedgerBase,
   defaultLedgerPath,
@@ -18,7 +19,7 @@ import {
 } from '../host/run-paths.js';
 import { DEFAULT_ESCALATE_AFTER } from '../host/settings-actors.js';
 import { stateFilesOf } from '../host/state-files.js';
-import { type LoopStatus, readLoopStatus } from '../host/status.js';
+import { type LegStatusLine, type LoopStatus, readLoopStatus } from '../host/status.js';
 import { readWorktreeFile } from '../host/worktree-view.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand } from './command.js';
@@ -32,6 +33,7 @@ const OPTIONS = {
   ledger: { type: 'string' },
   'escalate-after': { type: 'string' },
   'impl-model': { type: 'string' },
+  leg: { type: 'string', multiple: true },
 } as const;
 
 const HELP = `usage: loopchart status [--worktree <dir>] [--spec <path>] [--ledger <path>] [--json]
@@ -41,6 +43,8 @@ and what the loop would do next, from disk and branch history only.
 
   --escalate-after <n>   escalateAfter the run would hold (default 2)
   --impl-model <model>   the run's impl model (default: $LOOPCHART_IMPL_MODEL)
+  --leg <member>=<path>  a companion leg's checkout, as given to run (repeatable): its HEAD
+                         is shown beside the leg's base, rows and verified HEAD
 
 short flags: -w --worktree, -s --spec, -l --ledger, -h --help
 
@@ -58,6 +62,7 @@ function human(status: LoopStatus): string {
         `row ${row.row}: ${row.status}, ${row.attempts} of ${row.effectiveAllowance}${row.evidence === '' ? '' : ` - ${row.evidence}`}`,
       );
     lines.push(`pending: ${status.pending ?? 'none'}`);
+    for (const leg of status.legs ?? []) lines.push(...legLines(leg));
     lines.push(`seed repairs: ${status.seedRepairs}, verification repairs: ${status.verificationRepairs}`);
   }
   lines.push(`next: ${status.next.description}`);
@@ -66,6 +71,19 @@ function human(status: LoopStatus): string {
   if (status.next.kind === 'configuration' && status.next.findings.length > 0)
     text += `${formatFindings(status.next.findings)}\n`;
   return text;
+}
+
+/** The lines of one leg: name, checkout, base, seeded, HEAD, rows by status, pending, verified HEAD. */
+function legLines(leg: LegStatusLine): string[] {
+  const name = `leg ${leg.member}${leg.home ? ' (home)' : ''}`;
+  const checkout = leg.checkout ?? 'checkout not given (--leg)';
+  const head = leg.head === null ? '' : `, HEAD ${leg.head}`;
+  return [
+    `${name}: ${checkout}`,
+    `  base ${leg.base}${head}, seeded ${leg.seeded ? 'yes' : 'no'}`,
+    `  rows ${leg.rowNumbers.join(', ') || 'none'}: ${formatLegRows(leg.rows)}${leg.pending ? '; the pending tuple targets this leg' : ''}`,
+    `  verified HEAD: ${leg.verifiedHead ?? 'not yet'}`,
+  ];
 }
 
 /** `loopchart status`. */
@@ -103,6 +121,7 @@ export const statusCommand: CliCommand = {
         0,
       ),
       implModel: values['impl-model'] ?? process.env[IMPL_MODEL_VARIABLE] ?? null,
+      legCheckouts: legOptions(values.leg ?? [], process.cwd()),
     });
     if (values.json === true)
       io.stdout.write(
@@ -117,6 +136,7 @@ export const statusCommand: CliCommand = {
           allowance: status.allowance,
           pending: status.pending,
           rows: status.rows,
+          legs: status.legs,
           seedRepairs: status.seedRepairs,
           verificationRepairs: status.verificationRepairs,
           next: status.next,
@@ -126,3 +146,19 @@ export const statusCommand: CliCommand = {
     return 0;
   },
 };
+
+/** `--leg <member>=<path>` values: member to absolute path (relative paths from `cwd`). */
+function legOptions(values: readonly string[], cwd: string): Record<string, string> {
+  const legs: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf('=');
+    const member = at < 0 ? '' : value.slice(0, at).trim();
+    const path = at < 0 ? '' : value.slice(at + 1).trim();
+    if (member === '' || path === '')
+      throw new InputError('status.leg', `status: --leg takes <member>=<path>, found "${value}"`);
+    if (Object.hasOwn(legs, member))
+      throw new InputError('status.leg', `status: --leg ${member} is given twice`);
+    legs[member] = resolve(cwd, path);
+  }
+  return legs;
+}

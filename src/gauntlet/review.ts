@@ -368,6 +368,23 @@ export interface ClosureFacts {
   readonly fixCommits: readonly string[];
   /** Final SHIP minor lines (empty: `whole-diff minors: none`). */
   readonly minors: readonly string[];
+  /** Coordinated runs: each leg's verified HEAD, in gate-set order ({@link legHeadLines}). */
+  readonly legHeads?: readonly LegHead[];
+}
+
+/** One leg's verified HEAD (§3.20 "retain each verified HEAD and clean status"). */
+export interface LegHead {
+  readonly leg: string;
+  /** Full SHA of the leg's checkout HEAD its gate pairs passed on (a clean checkout). */
+  readonly head: string;
+}
+
+/**
+ * `verified-head <member>: <full SHA>`, one line per leg of a coordinated run, in gate-set order
+ * (docs/decisions/legs.md); nothing for a single leg, whose closure keeps its fields unchanged.
+ */
+export function legHeadLines(legHeads: readonly LegHead[] | undefined): string[] {
+  return (legHeads ?? []).map((leg) => `verified-head ${leg.leg}: ${leg.head}`);
 }
 
 /**
@@ -382,6 +399,7 @@ export function renderClosure(facts: ClosureFacts): string {
     CLOSURE_HEADING,
     review.verdict === 'CONFORMS' ? 'status: CONFORMS (0 open)' : `status: GAPS (${open} open)`,
     `audited-base: ${facts.auditedBase}`,
+    ...legHeadLines(facts.legHeads),
   ];
   if (review.happyPath !== undefined) lines.push(`happy-path: ${review.happyPath}`);
   lines.push(...deferredLines(facts.ledger));
@@ -416,6 +434,8 @@ export interface WaivedClosureFacts {
   readonly fixCommits: readonly string[];
   /** Final SHIP minor lines (empty: `whole-diff minors: none`). */
   readonly minors: readonly string[];
+  /** Coordinated runs: each leg's verified HEAD ({@link legHeadLines}). */
+  readonly legHeads?: readonly LegHead[];
 }
 
 /**
@@ -430,6 +450,7 @@ export function renderWaivedClosure(facts: WaivedClosureFacts): string {
     WAIVED_STATUS,
     'audited-base: none',
     `verified-head: ${facts.verifiedHead}`,
+    ...legHeadLines(facts.legHeads),
     ...deferredLines(facts.ledger),
     ...tailLines(facts),
   ];

@@ -7,6 +7,10 @@
  * `loop: repair verification` marker then removes the tuple. Anything else (killed, error,
  * non-DONE, dirty, zero or several commits, a ledger edit) is not admitted: the checkout is
  * recovered (interrupted recovery steps 1-3) and an empty marker records the consumed iteration.
+ *
+ * On a coordinated run the repair runs in the failing leg's checkout (§3.20). A companion child
+ * commits in its own leg only: the home checkout keeps its HEAD and its only dirt is the bumped
+ * ledger with the tuple, which the parent marker then commits in home without the tuple.
  */
 import type { Finding } from '../common/finding.js';
 import { extractActionRecords } from './action-records.js';
@@ -24,8 +28,21 @@ export interface VerificationReturnFacts {
   readonly boundary: ReturnBoundary;
   /** The single new commit, once the boundary passed. */
   readonly commit?: { readonly sha: string; readonly subject: string; readonly body: string };
-  /** The ledger at HEAD (or its findings), once the boundary passed. */
+  /**
+   * The ledger at HEAD (or its findings), once the boundary passed. For a companion repair: the
+   * home ledger on disk, which must still be the reserved one (bump and tuple, rows untouched).
+   */
   readonly headLedger?: Ledger | readonly Finding[];
+  /**
+   * A repair in a companion leg (the tuple's repo is not home): what the home checkout showed
+   * after the return. `boundary` and `commit` are then the companion checkout's.
+   */
+  readonly home?: {
+    /** True when home's HEAD is no longer the HEAD it had at the dispatch. */
+    readonly headMoved: boolean;
+    /** Home's `status --porcelain` lines other than the reserved ledger (empty when none). */
+    readonly unexpectedDirt: string;
+  };
 }
 
 /** The verdict on a verification repair return. */
@@ -42,15 +59,29 @@ export type VerificationReturnOutcome =
   /** Recover the checkout (steps 1-3) and commit an empty marker with this reason. */
   | { readonly kind: 'not-admitted'; readonly reason: InterruptedReason | string }
   /** The commit cannot be attributed to this dispatch: recovery-incomplete stop (A12). */
-  | { readonly kind: 'unattributed'; readonly detail: string };
+  | { readonly kind: 'unattributed'; readonly detail: string }
+  /**
+   * A companion repair left home changed (HEAD moved, or dirt beyond the reserved ledger): a
+   * state-preserving recovery-incomplete stop; nothing is reset (§3.20, "unexpected home changes").
+   */
+  | { readonly kind: 'home-changed'; readonly detail: string };
 
 /**
  * Judges a verification repair return.
  *
  * @param facts the dispatch, the saved ledger and what git and the child reported
- * @returns `admitted`, `not-admitted` (with the interruption reason) or `unattributed`
+ * @returns `admitted`, `not-admitted` (with the interruption reason), `unattributed`, or
+ *   `home-changed` for a companion repair that changed home
  */
 export function validateVerificationReturn(facts: VerificationReturnFacts): VerificationReturnOutcome {
+  const home = facts.home;
+  if (home !== undefined && (home.headMoved || home.unexpectedDirt.trim() !== ''))
+    return {
+      kind: 'home-changed',
+      detail: home.headMoved
+        ? `home HEAD moved during the ${facts.pending.repo} verification repair`
+        : `home has changes beyond the reserved ledger during the ${facts.pending.repo} verification repair: ${home.unexpectedDirt.trim().split('\n').join('; ')}`,
+    };
   const interrupted = checkReturnBoundary(facts.boundary);
   if (interrupted !== null) return { kind: 'not-admitted', reason: interrupted };
   const commit = facts.commit;

@@ -211,7 +211,8 @@ export async function checkChildReturn(
       headLedger: ledgerOrFindings(headLedgerText),
     });
     if (outcome.kind === 'admitted') return { kind: 'admitted', subject: commit.subject };
-    if (outcome.kind === 'unattributed') return { kind: 'unattributed', reason: outcome.detail };
+    if (outcome.kind === 'unattributed' || outcome.kind === 'home-changed')
+      return { kind: 'unattributed', reason: outcome.detail };
     return { kind: 'miss', code: 'miss.verification', miss: outcome.reason };
   }
   const outcome = validateReturn({

@@ -18,6 +18,8 @@ export interface StateFiles {
   readonly transcript: string;
   /** Folder holding one folder per dispatch. */
   readonly dispatches: string;
+  /** The HEAD each leg's gate pairs last passed on (verify step 1; shown by `loopchart status`). */
+  readonly verifiedHeads: string;
 }
 
 /**
@@ -33,6 +35,7 @@ export function stateFilesOf(gitDir: string): StateFiles {
     journal: join(root, 'commit-journal.json'),
     transcript: join(root, 'transcript.jsonl'),
     dispatches: join(root, 'dispatches'),
+    verifiedHeads: join(root, 'verified-heads.json'),
   };
 }
 

@@ -6,16 +6,20 @@
  */
 import type { Finding } from '../common/finding.js';
 import type { GitPort } from '../effects/git.js';
+import { createGitPort } from '../effects/git.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';
 import { amendmentEntries } from '../gauntlet/amendment-items.js';
 import { type HumanStop, renderHumanStop } from '../gauntlet/human-stop.js';
 import { formatPending, parseLedger } from '../gauntlet/ledger.js';
+import { homeMember, isCoordinated } from '../gauntlet/leg-entries.js';
+import { type LegRowCounts, legSummaries } from '../gauntlet/leg-status.js';
 import { evaluateRules } from '../gauntlet/rules.js';
 import { parseSpec } from '../gauntlet/spec.js';
 import type { Ledger, RowStatus } from '../gauntlet/types.js';
 import { readLoopHistory } from './history-facts.js';
 import type { StateFiles } from './state-files.js';
 import { findUnsettledDispatch } from './unsettled-dispatch.js';
+import { readVerifiedHeads } from './verified-heads.js';
 import { porcelainLine, readWorktreeFile } from './worktree-view.js';
 
 /** What the loop does next. */
@@ -54,6 +58,29 @@ export interface RowStatusLine {
   readonly evidence: string;
 }
 
+/** One leg of a coordinated run as `status` reports it. */
+export interface LegStatusLine {
+  readonly member: string;
+  /** The member whose checkout holds the spec and the ledger. */
+  readonly home: boolean;
+  /** The checkout's path as given (`--leg`; the worktree for home), or `null` when not given. */
+  readonly checkout: string | null;
+  /** `base <member>:`. */
+  readonly base: string;
+  /** `seeded <member>:`. */
+  readonly seeded: boolean;
+  /** The checkout's HEAD now, when the checkout is given and readable. */
+  readonly head: string | null;
+  /** The ledger rows mapped to the member. */
+  readonly rowNumbers: readonly number[];
+  /** Those rows by status. */
+  readonly rows: LegRowCounts;
+  /** True when the `pending:` tuple names this member (a dispatch or repair in its checkout). */
+  readonly pending: boolean;
+  /** The HEAD the leg's gate pairs last passed on for this ledger base, when known. */
+  readonly verifiedHead: string | null;
+}
+
 /** The loop's state on disk. */
 export interface LoopStatus {
   readonly ledgerPath: string;
@@ -64,6 +91,8 @@ export interface LoopStatus {
   readonly allowance: number | null;
   /** The pending tuple line on disk, if any. */
   readonly pending: string | null;
+  /** Coordinated runs: one line per member, in membership order; `null` for a single leg. */
+  readonly legs: readonly LegStatusLine[] | null;
   readonly seedRepairs: number;
   readonly verificationRepairs: number;
   readonly next: NextStep;
@@ -79,6 +108,8 @@ export interface StatusInput {
   readonly escalateAfter: number;
   /** Whether an impl model is configured (an escalated round without one is the missing-model stop). */
   readonly implModel: string | null;
+  /** Companion checkouts (member to absolute path), as `loopchart run --leg` gives them. */
+  readonly legCheckouts?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -95,7 +126,15 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
     readWorktreeFile(worktree, specPath),
     git.statusPorcelain(),
   ]);
-  const empty = { ledgerPath, specPath, rows: [], iterations: null, allowance: null, pending: null };
+  const empty = {
+    ledgerPath,
+    specPath,
+    rows: [],
+    iterations: null,
+    allowance: null,
+    pending: null,
+    legs: null,
+  };
   if (diskLedger === null)
     return {
       ...empty,
@@ -119,6 +158,7 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
     iterations: ledger?.iterations ?? null,
     allowance: ledger?.allowance ?? null,
     pending: ledger?.pending == null ? null : formatPending(ledger.pending),
+    legs: ledger === null ? null : await legLines(ledger, specText, worktree, input),
   };
   if (ledger === null)
     return {
@@ -250,4 +290,32 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
         description: `${outcome.why}${outcome.escalated ? ' (escalated round)' : ''}`,
       });
   }
+}
+
+/** The per-leg lines of a coordinated ledger (`null` for a single leg). */
+async function legLines(
+  ledger: Ledger,
+  specText: string | null,
+  worktree: string,
+  input: StatusInput,
+): Promise<LegStatusLine[] | null> {
+  const spec = specText === null ? null : parseSpec(specText).spec;
+  const summaries = legSummaries(ledger, spec !== null && isCoordinated(spec) ? homeMember(spec) : undefined);
+  if (summaries === null) return null;
+  const verified = await readVerifiedHeads(input.files.verifiedHeads);
+  const heads = verified !== null && verified.base === ledger.base ? verified.heads : {};
+  return Promise.all(
+    summaries.map(async (leg) => {
+      const checkout = leg.home ? worktree : (input.legCheckouts?.[leg.member] ?? null);
+      let head: string | null = null;
+      if (checkout !== null) {
+        try {
+          head = leg.home ? await input.git.revParseHead() : await createGitPort(checkout).revParseHead();
+        } catch {
+          head = null;
+        }
+      }
+      return { ...leg, checkout, head, verifiedHead: heads[leg.member] ?? null };
+    }),
+  );
 }

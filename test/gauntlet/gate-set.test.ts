@@ -1,0 +1,317 @@
+// Verify step 1's gate set on coordinated runs (issue 13). Expected values are written by hand
+// from gauntlet-protocol §3.18 (rerun scope: "Rerun the failing checkout's gate pairs once ...
+// then run the original fail-fast run's still-unexecuted pairs from other checkouts in ledger
+// order"), §3.20 ("the gate set grouped by ## Leg mapping", "keep the home verification header as
+// the CI command", "success only after every leg passes"), §6 A3 (ordered {index, leg, name,
+// command} pairs; single pair in leg home), and docs/decisions/legs.md where the protocol is silent.
+import { describe, expect, it } from 'vitest';
+import {
+  everyLegVerified,
+  GateSetConfigError,
+  gateLegs,
+  gateScope,
+  gateSet,
+  pairsByLeg,
+} from '../../src/gauntlet/gate-set.js';
+import { parseLedger } from '../../src/gauntlet/ledger.js';
+import { formatLegRows, legOfRow, legSummaries } from '../../src/gauntlet/leg-status.js';
+import type { Ledger } from '../../src/gauntlet/types.js';
+import { validateVerificationReturn } from '../../src/gauntlet/verify.js';
+
+const HOME_BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
+const API_BASE = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
+const DOCS_BASE = '1111111111111111111111111111111111111111';
+
+function ledgerText(members: [string, string][], mapping: [number, number, string][]): string {
+  const rows = mapping.map(([row]) => `| ${row} | open | 0 |  |`);
+  return [
+    '# Loop ledger',
+    '**Spec:** doc/specs/csv-export.md',
+    `base: ${HOME_BASE}`,
+    ...members.flatMap(([name, base]) => [`base ${name}: ${base}`, `seeded ${name}: yes`]),
+    'verification: npm test',
+    'checks: commands',
+    'iterations: 2',
+    'allowance: 4',
+    '',
+    '| row | status | attempts | evidence |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    '## Leg mapping',
+    '',
+    '| row | ac | leg |',
+    '|---|---|---|',
+    ...mapping.map(([row, ac, leg]) => `| ${row} | ${ac} | ${leg} |`),
+    '',
+    '## Decisions',
+    '',
+  ].join('\n');
+}
+
+function parsed(text: string): Ledger {
+  const result = parseLedger(text);
+  expect(result.findings).toEqual([]);
+  return result.ledger as Ledger;
+}
+
+const SINGLE = parsed(
+  [
+    '# Loop ledger',
+    '**Spec:** doc/specs/csv-export.md',
+    `base: ${HOME_BASE}`,
+    'verification: npm test',
+    'checks: commands',
+    'iterations: 0',
+    'allowance: 4',
+    '',
+    '| row | status | attempts | evidence |',
+    '|---|---|---|---|',
+    '| 1 | done | 1 | unit: ok |',
+    '',
+    '## Decisions',
+    '',
+  ].join('\n'),
+);
+
+// web (home) rows 1-2, api rows 3-4 (the reference's §1.8 mapping).
+const TWO = parsed(
+  ledgerText(
+    [
+      ['web', HOME_BASE],
+      ['api', API_BASE],
+    ],
+    [
+      [1, 1, 'web'],
+      [2, 2, 'web'],
+      [3, 2, 'api'],
+      [4, 3, 'api'],
+    ],
+  ),
+);
+
+// Three members; the mapping names api first, and docs has no mapped row.
+const THREE = parsed(
+  ledgerText(
+    [
+      ['web', HOME_BASE],
+      ['docs', DOCS_BASE],
+      ['api', API_BASE],
+    ],
+    [
+      [1, 1, 'api'],
+      [2, 2, 'web'],
+    ],
+  ),
+);
+
+describe('gate set', () => {
+  it("a single leg keeps today's set: verification then the extra gates, all in leg home", () => {
+    expect(gateSet(SINGLE, { home: 'home', extra: ['npm run lint'] })).toEqual([
+      { index: 1, leg: 'home', name: 'verification', command: 'npm test' },
+      { index: 2, leg: 'home', name: 'gate 2', command: 'npm run lint' },
+    ]);
+  });
+
+  it('groups the pairs by leg in membership order; a companion without commands runs the verification header', () => {
+    expect(gateSet(TWO, { home: 'web', extra: ['npm run lint'] })).toEqual([
+      { index: 1, leg: 'web', name: 'verification', command: 'npm test' },
+      { index: 2, leg: 'web', name: 'gate 2', command: 'npm run lint' },
+      { index: 3, leg: 'api', name: 'api verification', command: 'npm test' },
+    ]);
+  });
+
+  it('a companion runs its configured commands, numbered on after the home pairs', () => {
+    expect(gateSet(TWO, { home: 'web', legGates: { api: ['make check', 'make lint'] } })).toEqual([
+      { index: 1, leg: 'web', name: 'verification', command: 'npm test' },
+      { index: 2, leg: 'api', name: 'api gate 2', command: 'make check' },
+      { index: 3, leg: 'api', name: 'api gate 3', command: 'make lint' },
+    ]);
+  });
+
+  it('membership order, not mapping order; a member the mapping does not name has no pairs', () => {
+    expect(gateLegs(THREE)).toEqual(['web', 'api']);
+    expect(gateSet(THREE, { home: 'web' }).map((pair) => [pair.index, pair.leg])).toEqual([
+      [1, 'web'],
+      [2, 'api'],
+    ]);
+  });
+
+  it('refuses commands for the home member, an unknown member, or any member of a single leg', () => {
+    expect(() => gateSet(TWO, { home: 'web', legGates: { web: ['x'] } })).toThrow(GateSetConfigError);
+    expect(() => gateSet(TWO, { home: 'web', legGates: { ops: ['x'] } })).toThrow(/ops.*companions: api/);
+    expect(() => gateSet(SINGLE, { home: 'home', legGates: { api: ['x'] } })).toThrow(/single-leg/);
+    expect(() => gateSet(TWO, { home: 'home' })).toThrow(/home member home is not a member/);
+  });
+
+  it('pairsByLeg groups consecutive pairs of one leg', () => {
+    const pairs = gateSet(TWO, { home: 'web', extra: ['lint'] });
+    expect(pairsByLeg(pairs).map((group) => [group.leg, group.pairs.map((p) => p.index)])).toEqual([
+      ['web', [1, 2]],
+      ['api', [3]],
+    ]);
+  });
+});
+
+describe('rerun scope', () => {
+  const pairs = gateSet(
+    parsed(
+      ledgerText(
+        [
+          ['web', HOME_BASE],
+          ['docs', DOCS_BASE],
+          ['api', API_BASE],
+        ],
+        [
+          [1, 1, 'web'],
+          [2, 2, 'docs'],
+          [3, 3, 'api'],
+        ],
+      ),
+    ),
+    { home: 'web', extra: ['lint'] },
+  );
+  const indexes = (scope: { index: number }[]) => scope.map((pair) => pair.index);
+
+  it('a fresh session (and a resume) runs the complete gate set', () => {
+    expect(indexes(gateScope(pairs, {}))).toEqual([1, 2, 3, 4]);
+  });
+
+  it('after a repair in a companion: its pairs, then the still-unexecuted pairs of later legs', () => {
+    // web (1, 2) passed, docs (3) failed and was repaired; api (4) never ran.
+    expect(indexes(gateScope(pairs, { web: 'a'.repeat(40) }, 'docs'))).toEqual([3, 4]);
+  });
+
+  it('after a repair in home: every home pair again, then the legs not run yet', () => {
+    expect(indexes(gateScope(pairs, {}, 'web'))).toEqual([1, 2, 3, 4]);
+  });
+
+  it('a leg that passed keeps its result; the failing leg reruns even if it was recorded', () => {
+    expect(indexes(gateScope(pairs, { web: 'a'.repeat(40), docs: 'b'.repeat(40) }, 'api'))).toEqual([4]);
+    expect(indexes(gateScope(pairs, { web: 'a'.repeat(40), docs: 'b'.repeat(40) }, 'docs'))).toEqual([3, 4]);
+  });
+
+  it('success only once every leg of the set is verified', () => {
+    expect(everyLegVerified(pairs, { web: 'a', api: 'c' })).toBe(false);
+    expect(everyLegVerified(pairs, { web: 'a', docs: 'b', api: 'c' })).toBe(true);
+  });
+});
+
+describe('per-leg state (status, viewer)', () => {
+  // §1.8's coordinated variant: web (home, base = base:) rows 1-2, api rows 3-4; row 1 done,
+  // row 2 failed, row 3 cut, row 4 open; a dispatch in flight in api.
+  const text = ledgerText(
+    [
+      ['web', HOME_BASE],
+      ['api', API_BASE],
+    ],
+    [
+      [1, 1, 'web'],
+      [2, 2, 'web'],
+      [3, 2, 'api'],
+      [4, 3, 'api'],
+    ],
+  )
+    .replace('| 1 | open | 0 |  |', '| 1 | done | 0 | seed: ok |')
+    .replace('| 2 | open | 0 |  |', '| 2 | failed | 1 | unit: red |')
+    .replace('| 3 | open | 0 |  |', '| 3 | cut | 0 | deferred: later |')
+    .replace('seeded api: yes', 'seeded api: no')
+    .replace('allowance: 4', `allowance: 4\npending: 4 | api | ${API_BASE}`);
+  const ledger = parsed(text);
+
+  it("counts each leg's rows by status, names home, its seeded flag and the pending member", () => {
+    expect(legSummaries(ledger)).toEqual([
+      {
+        member: 'web',
+        home: true,
+        base: HOME_BASE,
+        seeded: true,
+        rowNumbers: [1, 2],
+        rows: { open: 0, done: 1, failed: 1, cut: 0 },
+        pending: false,
+      },
+      {
+        member: 'api',
+        home: false,
+        base: API_BASE,
+        seeded: false,
+        rowNumbers: [3, 4],
+        rows: { open: 1, done: 0, failed: 0, cut: 1 },
+        pending: true,
+      },
+    ]);
+    expect(formatLegRows({ open: 1, done: 0, failed: 0, cut: 1 })).toBe('open 1, done 0, failed 0, cut 1');
+  });
+
+  it('the spec names home when given; a single leg has no per-leg state', () => {
+    expect(legSummaries(ledger, 'api')?.map((leg) => [leg.member, leg.home])).toEqual([
+      ['web', false],
+      ['api', true],
+    ]);
+    expect(legSummaries(SINGLE)).toBeNull();
+  });
+
+  it('legOfRow reads the mapping (home for a single leg)', () => {
+    expect([legOfRow(ledger, 2), legOfRow(ledger, 3), legOfRow(ledger, 9)]).toEqual(['web', 'api', null]);
+    expect(legOfRow(SINGLE, 1)).toBe('home');
+  });
+});
+
+describe('a verification repair in a companion leg (validateVerificationReturn)', () => {
+  // §3.18 admission + §3.20: the companion child commits its leg only; home HEAD and its expected
+  // dirt (the bumped ledger with the tuple) stay unchanged; the first two body lines are the tuple
+  // and the consumed iteration.
+  const saved = TWO; // iterations 2
+  const pending = { target: 'verify' as const, repo: 'api', head: API_BASE };
+  const reserved: Ledger = { ...saved, iterations: 3, pending };
+  const childSha = 'c'.repeat(40);
+  const body = `pending: verify | api | ${API_BASE}\niteration: 3\n\nfix the api test`;
+  const facts = {
+    pending,
+    saved,
+    boundary: { returned: 'DONE', porcelain: '', commitCount: 1 },
+    commit: { sha: childSha, subject: 'fix: api gate', body },
+    headLedger: reserved,
+    home: { headMoved: false, unexpectedDirt: '' },
+  };
+
+  it('admits one clean companion commit while home keeps its HEAD and only the reserved ledger', () => {
+    const outcome = validateVerificationReturn(facts);
+    expect(outcome.kind).toBe('admitted');
+    expect(outcome.kind === 'admitted' && [outcome.childSha, outcome.ledger.pending]).toEqual([
+      childSha,
+      pending,
+    ]);
+  });
+
+  it('a home HEAD that moved, or other home dirt, is a state-preserving stop, checked before anything else', () => {
+    const moved = validateVerificationReturn({ ...facts, home: { headMoved: true, unexpectedDirt: '' } });
+    expect(moved).toEqual({
+      kind: 'home-changed',
+      detail: 'home HEAD moved during the api verification repair',
+    });
+    const dirty = validateVerificationReturn({
+      ...facts,
+      boundary: { returned: 'DONE', porcelain: ' M x', commitCount: 0 },
+      home: { headMoved: false, unexpectedDirt: ' M src/web.ts\n' },
+    });
+    expect(dirty.kind).toBe('home-changed');
+    expect(dirty.kind === 'home-changed' && dirty.detail).toContain(' M src/web.ts');
+  });
+
+  it('a dirty companion or zero commits routes to recovery of the companion; a home ledger edit is not admitted', () => {
+    expect(
+      validateVerificationReturn({
+        ...facts,
+        boundary: { returned: 'DONE', porcelain: '?? x', commitCount: 1 },
+      }),
+    ).toEqual({ kind: 'not-admitted', reason: 'dirty tree' });
+    expect(
+      validateVerificationReturn({ ...facts, boundary: { returned: 'DONE', porcelain: '', commitCount: 0 } }),
+    ).toEqual({ kind: 'not-admitted', reason: '0 commits' });
+    expect(validateVerificationReturn({ ...facts, headLedger: { ...reserved, pending: null } })).toEqual({
+      kind: 'not-admitted',
+      reason: 'repair commit did not keep the pending verify tuple',
+    });
+  });
+});

@@ -13,7 +13,8 @@ import type { CheckRequest } from '../cybernetic/run-input.js';
 import { shellCheckCommand } from '../cybernetic/shell-check.js';
 import type { TerminalRecord } from '../cybernetic/terminal-record.js';
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
-import { runCyberneticLoop } from '../host/cybernetic-runner.js';
+import { crashAtHookFromEnvironment, crashHookFromEnvironment } from '../host/crash-hook.js';
+import { closeCyberneticRun, runCyberneticLoop } from '../host/cybernetic-runner.js';
 import { describeCheckResult } from '../host/cybernetic-transcript.js';
 import { AGENT_OPTIONS, agentChoice, presetHelp, useToolVariable } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
@@ -172,8 +173,27 @@ export const cyberCommand: CliCommand = {
       interruption.abort(name);
     };
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+    // Test hooks (crash-hook.ts): a SIGKILL right after a counted or a named side effect.
+    const crashAfter = crashHookFromEnvironment();
+    const crashAt = crashAtHookFromEnvironment();
+    const crash =
+      crashAfter === undefined && crashAt === undefined
+        ? undefined
+        : (name: string, count: number) => {
+            crashAfter?.(name, count);
+            crashAt?.(name, count);
+          };
     const result = await runCyberneticLoop({
       signal: interruption.signal,
+      // The record is closed only once it is printed: a kill before that lets a rerun print it.
+      deferClose: true,
+      ...(crash === undefined ? {} : { onSideEffect: crash }),
+      onResume: ({ runDir, steps, ended }) =>
+        progress.write(
+          ended
+            ? `the run in ${runDir} had already ended; reporting its record again\n`
+            : `resuming the interrupted run in ${runDir} after ${steps} recorded step${steps === 1 ? '' : 's'}\n`,
+        ),
       worktree,
       request: requestOf(values),
       patcher: values.patcher,
@@ -215,53 +235,70 @@ export const cyberCommand: CliCommand = {
     }).finally(() => {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     });
-    if (interruption.signal.aborted) {
-      const restoration =
-        result.record === null
-          ? JSON.stringify(result.failure?.restoration ?? null)
-          : renderTerminalRecord(result.record).trimEnd();
-      if (json)
-        writeJson(io, {
-          command: 'cyber',
-          status: 'failed',
-          exitCode: INTERRUPTED_EXIT_CODE,
-          interrupted: String(interruption.signal.reason),
-          transcript: result.transcriptPath,
-          ...(result.record === null
-            ? { failure: result.failure }
-            : { record: terminalRecordToJson(result.record) }),
-        });
-      else
-        io.stdout.write(
-          `interrupted by ${String(interruption.signal.reason)}; what the run observed while stopping:\n${restoration}\ntranscript: ${result.transcriptPath}\n`,
-        );
-      return INTERRUPTED_EXIT_CODE;
+    try {
+      return report(io, json, interruption.signal, result);
+    } finally {
+      await closeCyberneticRun(worktree, result.runDir);
     }
-    if (result.record === null) {
-      const failure = result.failure;
-      const text = `cybernetic run: internal error in ${failure?.operation ?? 'an effect'}: ${failure?.error ?? 'unknown'}; restoration: ${JSON.stringify(failure?.restoration ?? null)}`;
-      if (json)
-        writeJson(io, {
-          command: 'cyber',
-          status: 'failed',
-          exitCode: 1,
-          transcript: result.transcriptPath,
-          failure,
-        });
-      else io.stdout.write(`${text}\ntranscript: ${result.transcriptPath}\n`);
-      io.stderr.write(`loopchart: ${text}\n`);
-      return 1;
-    }
-    const exitCode = CYBER_EXIT_CODES[result.record.status];
+  },
+};
+
+/** Prints the run's outcome (one JSON object with --json) and returns the exit code. */
+function report(
+  io: CliIo,
+  json: boolean | undefined,
+  interruption: AbortSignal,
+  result: Awaited<ReturnType<typeof runCyberneticLoop>>,
+): number {
+  if (interruption.aborted) {
+    const restoration =
+      result.record === null
+        ? JSON.stringify(result.failure?.restoration ?? null)
+        : renderTerminalRecord(result.record).trimEnd();
     if (json)
       writeJson(io, {
         command: 'cyber',
-        status: exitCode === 0 ? 'finished' : exitCode === 2 ? 'invalid' : 'failed',
-        exitCode,
+        status: 'failed',
+        exitCode: INTERRUPTED_EXIT_CODE,
+        interrupted: String(interruption.reason),
+        resumed: result.resumed,
         transcript: result.transcriptPath,
-        record: terminalRecordToJson(result.record),
+        ...(result.record === null
+          ? { failure: result.failure }
+          : { record: terminalRecordToJson(result.record) }),
       });
-    else io.stdout.write(`${renderTerminalRecord(result.record)}transcript: ${result.transcriptPath}\n`);
-    return exitCode;
-  },
-};
+    else
+      io.stdout.write(
+        `interrupted by ${String(interruption.reason)}; what the run observed while stopping:\n${restoration}\ntranscript: ${result.transcriptPath}\n`,
+      );
+    return INTERRUPTED_EXIT_CODE;
+  }
+  if (result.record === null) {
+    const failure = result.failure;
+    const text = `cybernetic run: internal error in ${failure?.operation ?? 'an effect'}: ${failure?.error ?? 'unknown'}; restoration: ${JSON.stringify(failure?.restoration ?? null)}`;
+    if (json)
+      writeJson(io, {
+        command: 'cyber',
+        status: 'failed',
+        exitCode: 1,
+        resumed: result.resumed,
+        transcript: result.transcriptPath,
+        failure,
+      });
+    else io.stdout.write(`${text}\ntranscript: ${result.transcriptPath}\n`);
+    io.stderr.write(`loopchart: ${text}\n`);
+    return 1;
+  }
+  const exitCode = CYBER_EXIT_CODES[result.record.status];
+  if (json)
+    writeJson(io, {
+      command: 'cyber',
+      status: exitCode === 0 ? 'finished' : exitCode === 2 ? 'invalid' : 'failed',
+      exitCode,
+      resumed: result.resumed,
+      transcript: result.transcriptPath,
+      record: terminalRecordToJson(result.record),
+    });
+  else io.stdout.write(`${renderTerminalRecord(result.record)}transcript: ${result.transcriptPath}\n`);
+  return exitCode;
+}

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readChildReturn } from '../gauntlet/child-contract.js';
-import { type ChildOutcome, runChildCommand } from './child-process.js';
+import { type ChildCommandOptions, type ChildOutcome, runChildCommand } from './child-process.js';
 import { readFileIfExists, writeFileAtomic } from './files.js';
 import { terminateMarkedProcesses } from './marked-processes.js';
 import { terminateGroup } from './process-group.js';
@@ -25,6 +25,8 @@ export interface CandidatePatcherOptions {
   readonly killGraceMs?: number;
   /** Aborting kills the patcher's process group. */
   readonly signal?: AbortSignal;
+  /** Told right after the patcher was spawned (see `runChildCommand`). */
+  readonly onSpawned?: ChildCommandOptions['onSpawned'];
 }
 
 /** How one patcher run ended, as the host reports it (the working tree is observed separately). */
@@ -94,6 +96,7 @@ export async function runCandidatePatcher(options: CandidatePatcherOptions): Pro
     ...(options.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: options.silenceTimeoutMs }),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onSpawned === undefined ? {} : { onSpawned: options.onSpawned }),
   });
   const lingering = result.lingeringGroupMembers;
   const graceMs = options.killGraceMs ?? 10_000;

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Check, CheckExecution } from '../cybernetic/check.js';
 import { isShellCheckCommand, SHELL_NOT_EXECUTED_EXIT_CODES } from '../cybernetic/shell-check.js';
-import { runChildCommand } from './child-process.js';
+import { type ChildCommandOptions, runChildCommand } from './child-process.js';
 import { tailOfFile } from './output-tail.js';
 
 /** How one check of a full run ended, with where its output is. */
@@ -37,6 +37,8 @@ export interface CheckSetOptions {
   readonly killGraceMs?: number;
   /** Aborting kills the running check's process group; no further check starts. */
   readonly signal?: AbortSignal;
+  /** Told right after each check was spawned (see `runChildCommand`). */
+  readonly onSpawned?: ChildCommandOptions['onSpawned'];
 }
 
 /** Result of {@link runCheckSet}: one execution per check (what the pure core judges) and the evidence. */
@@ -97,6 +99,7 @@ export async function runCheckSet(options: CheckSetOptions): Promise<CheckSetRun
       ...(options.silenceTimeoutMs === undefined ? {} : { silenceTimeoutMs: options.silenceTimeoutMs }),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onSpawned === undefined ? {} : { onSpawned: options.onSpawned }),
     });
     const tail = await tailOfFile(logPath, SIGNATURE_LINES);
     const signature = failureSignature(tail, [options.cwd, runDir]);

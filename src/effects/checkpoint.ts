@@ -74,14 +74,24 @@ export interface Checkpoint {
   readonly storeDir: string;
   /** Every path in the scope at checkpoint time, sorted. */
   readonly entries: readonly ScopeEntry[];
-  /** Makes the scope equal to the checkpoint byte for byte, modes included; touches nothing outside it. */
-  restore(): Promise<RestoreReport>;
+  /**
+   * Makes the scope equal to the checkpoint byte for byte, modes included; touches nothing outside
+   * it. `onChanged` hears each path right after it was rewritten, recreated, deleted or re-moded
+   * (a resumable host counts these as side effects; it must not throw).
+   */
+  restore(options?: RestoreOptions): Promise<RestoreReport>;
   /** Whether the scope equals the checkpoint now. */
   verify(): Promise<boolean>;
   /** Paths whose state differs from the checkpoint now, sorted. */
   diff(): Promise<ScopeDifference[]>;
   /** Deletes the stored copies. */
   dispose(): Promise<void>;
+}
+
+/** Options of {@link Checkpoint.restore}. */
+export interface RestoreOptions {
+  /** Called after each path the restoration changed. */
+  readonly onChanged?: (path: string) => void;
 }
 
 /** Options of {@link createCheckpoint}. */
@@ -175,7 +185,7 @@ function checkpointFrom(record: CheckpointRecord, storeDir: string): Checkpoint 
     entries,
     diff,
     verify: async () => (await diff()).length === 0,
-    restore: () => restoreScope(record, storeDir, diff),
+    restore: (options) => restoreScope(record, storeDir, diff, options?.onChanged),
     dispose: () => rm(storeDir, { recursive: true, force: true }),
   };
 }
@@ -184,9 +194,16 @@ async function restoreScope(
   record: CheckpointRecord,
   storeDir: string,
   diff: () => Promise<ScopeDifference[]>,
+  onChanged: ((path: string) => void) | undefined,
 ): Promise<RestoreReport> {
   const { worktree, scope, entries } = record;
-  const changed = new Set<string>();
+  const changedPaths = new Set<string>();
+  const changed = {
+    add(path: string) {
+      changedPaths.add(path);
+      onChanged?.(path);
+    },
+  };
   try {
     await requireRealParents(worktree, scope);
     const wanted = new Map(entries.map((entry) => [entry.path, entry]));
@@ -276,13 +293,13 @@ async function restoreScope(
   } catch (error) {
     return {
       restored: false,
-      changed: sortPaths(changed),
+      changed: sortPaths(changedPaths),
       remaining: await remainingAfterFailure(diff, scope),
       error: messageOf(error),
     };
   }
   const remaining = await remainingAfterFailure(diff, scope);
-  return { restored: remaining.length === 0, changed: sortPaths(changed), remaining };
+  return { restored: remaining.length === 0, changed: sortPaths(changedPaths), remaining };
 }
 
 /**
@@ -432,6 +449,34 @@ async function differencesNow(
       ? { path: difference.path, change: 'unknown' as const }
       : difference,
   );
+}
+
+/**
+ * The state of every path in a scope now, as a checkpoint would record it (without copying any
+ * bytes): what a resumable host records after each step to prove later that the scope is still
+ * where its journal left it. Unreadable files get a digest that never equals a real one.
+ *
+ * @param worktree absolute worktree path
+ * @param scope repository-relative scope paths
+ * @returns the entries, sorted by path
+ */
+export async function observeScope(worktree: string, scope: readonly string[]): Promise<ScopeEntry[]> {
+  return (await snapshotScope(worktree, normalizeScope(scope), { strict: false, onFile: readableDigest }))
+    .entries;
+}
+
+/**
+ * How `actual` differs from `expected`, path by path (the comparison {@link Checkpoint.diff} uses).
+ *
+ * @param expected the recorded state
+ * @param actual the state now
+ * @returns the differences, sorted by path
+ */
+export function compareScopeEntries(
+  expected: readonly ScopeEntry[],
+  actual: readonly ScopeEntry[],
+): ScopeDifference[] {
+  return compareStates(expected, actual);
 }
 
 function compareStates(expected: readonly ScopeEntry[], actual: readonly ScopeEntry[]): ScopeDifference[] {

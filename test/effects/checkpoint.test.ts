@@ -19,8 +19,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
 import {
   CheckpointUnavailableError,
+  compareScopeEntries,
   createCheckpoint,
   loadCheckpoint,
+  observeScope,
 } from '../../src/effects/checkpoint.js';
 import { createTempRepo, type TempRepo } from './temp-repo.js';
 import { pick, snapshotTree } from './tree-snapshot.js';
@@ -325,5 +327,46 @@ describe('checkpoint property', () => {
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('observing a scope without copying it (what a resumable host records)', () => {
+  it('observeScope records what a checkpoint records, and compareScopeEntries names each change', async () => {
+    write(work, 'scope/a.txt', 'a\n');
+    write(work, 'scope/sub/b.txt', 'b\n');
+    const checkpoint = await createCheckpoint({
+      worktree: work,
+      scope: ['scope'],
+      storeDir: join(work, '..', `${work.split('/').pop()}-store`),
+    });
+    stores.push(checkpoint.storeDir);
+    const seen = await observeScope(work, ['scope/']);
+    expect(seen).toEqual(checkpoint.entries);
+    write(work, 'scope/a.txt', 'changed\n');
+    write(work, 'scope/c.txt', 'new\n');
+    rmSync(join(work, 'scope/sub/b.txt'));
+    expect(compareScopeEntries(seen, await observeScope(work, ['scope']))).toEqual([
+      { path: 'scope/a.txt', change: 'content' },
+      { path: 'scope/c.txt', change: 'added' },
+      { path: 'scope/sub/b.txt', change: 'removed' },
+    ]);
+  });
+
+  it('restore tells onChanged each path it changed, as it changes it', async () => {
+    write(work, 'scope/a.txt', 'a\n');
+    write(work, 'scope/b.txt', 'b\n');
+    const checkpoint = await createCheckpoint({
+      worktree: work,
+      scope: ['scope'],
+      storeDir: join(work, '..', `${work.split('/').pop()}-store`),
+    });
+    stores.push(checkpoint.storeDir);
+    write(work, 'scope/a.txt', 'changed\n');
+    write(work, 'scope/new.txt', 'new\n');
+    const heard: string[] = [];
+    const report = await checkpoint.restore({ onChanged: (path) => heard.push(path) });
+    expect(report.restored).toBe(true);
+    expect([...heard].sort()).toEqual(['scope/a.txt', 'scope/new.txt']);
+    expect([...heard].sort()).toEqual([...report.changed]);
   });
 });

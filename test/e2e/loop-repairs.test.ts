@@ -7,29 +7,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../src/effects/process-identity.js';
 import type { Behaviour } from '../../src/host/child-script.js';
 import { bundledLoopCli } from '../support/cli-bundle.js';
-import {
-  cli,
-  createLoopRepo,
-  GIT_TEST_ENV,
-  type LoopRepo,
-  useGitTestEnvironment,
-} from '../support/loop-repo.js';
+import { cli, GIT_TEST_ENV, type LoopRepo, useLoopRepos } from '../support/loop-repo.js';
 
-const repos: LoopRepo[] = [];
-beforeAll(() => useGitTestEnvironment());
-afterEach(() => {
-  for (const repo of repos.splice(0)) repo.remove();
-});
-
-function repo(options: Parameters<typeof createLoopRepo>[0]): LoopRepo {
-  const created = createLoopRepo(options);
-  repos.push(created);
-  return created;
-}
+const repo = useLoopRepos();
 
 /** The body of every commit with `subject`, oldest first. */
 function bodiesOf(r: LoopRepo, subject: string): string[] {

@@ -4,33 +4,18 @@
  * Expected texts come from the protocol (§3.18, conformance-check step 6).
  */
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Behaviour, ChildScript } from '../../src/host/child-script.js';
 import {
   AUDIT_CLOSURE,
   cli,
   cliProcess,
-  createLoopRepo,
   type LoopRepo,
   specWith,
-  useGitTestEnvironment,
+  useLoopRepos,
 } from '../support/loop-repo.js';
 
-const repos: LoopRepo[] = [];
-beforeAll(() => {
-  useGitTestEnvironment();
-  delete process.env.LOOPCHART_IMPL_MODEL;
-  delete process.env.LOOPCHART_MAIN_MODEL;
-});
-afterEach(() => {
-  for (const repo of repos.splice(0)) repo.remove();
-});
-
-function repo(options: Parameters<typeof createLoopRepo>[0]): LoopRepo {
-  const created = createLoopRepo(options);
-  repos.push(created);
-  return created;
-}
+const repo = useLoopRepos(['LOOPCHART_IMPL_MODEL', 'LOOPCHART_MAIN_MODEL']);
 
 /** The seed closes both rows on the baseline, so the run goes straight to verify. */
 const seedClosesAll: Behaviour = {

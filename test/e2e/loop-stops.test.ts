@@ -5,24 +5,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Behaviour } from '../../src/host/child-script.js';
-import { cli, createLoopRepo, type LoopRepo, specWith, useGitTestEnvironment } from '../support/loop-repo.js';
+import { cli, specWith, useLoopRepos } from '../support/loop-repo.js';
 
-const repos: LoopRepo[] = [];
-beforeAll(() => {
-  useGitTestEnvironment();
-  delete process.env.LOOPCHART_IMPL_MODEL;
-});
-afterEach(() => {
-  for (const repo of repos.splice(0)) repo.remove();
-});
-
-function repo(options: Parameters<typeof createLoopRepo>[0]): LoopRepo {
-  const created = createLoopRepo(options);
-  repos.push(created);
-  return created;
-}
+const repo = useLoopRepos(['LOOPCHART_IMPL_MODEL']);
 
 const seedBoth: Behaviour = {
   do: 'seed',

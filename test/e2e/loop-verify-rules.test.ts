@@ -8,24 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cli, createLoopRepo, type LoopRepo, useGitTestEnvironment } from '../support/loop-repo.js';
+import { describe, expect, it } from 'vitest';
+import { cli, type createLoopRepo, type LoopRepo, useLoopRepos } from '../support/loop-repo.js';
 
-const repos: LoopRepo[] = [];
-beforeAll(() => {
-  useGitTestEnvironment();
-  delete process.env.LOOPCHART_IMPL_MODEL;
-  delete process.env.LOOPCHART_MAIN_MODEL;
-});
-afterEach(() => {
-  for (const repo of repos.splice(0)) repo.remove();
-});
-
-function repo(options: Parameters<typeof createLoopRepo>[0]): LoopRepo {
-  const created = createLoopRepo(options);
-  repos.push(created);
-  return created;
-}
+const repo = useLoopRepos(['LOOPCHART_IMPL_MODEL', 'LOOPCHART_MAIN_MODEL']);
 
 const seedClosesAll = {
   do: 'seed' as const,

@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterEach, beforeAll } from 'vitest';
 import { checkCommand } from '../../src/cli/check.js';
 import type { CliCommand } from '../../src/cli/command.js';
 import { reportCommandFailure } from '../../src/cli/command-failure.js';
@@ -36,6 +37,28 @@ export const GIT_TEST_ENV: Record<string, string> = {
  */
 export function useGitTestEnvironment(): void {
   Object.assign(process.env, GIT_TEST_ENV);
+}
+
+/**
+ * Registers the hooks every loop e2e file needs and returns its repository factory: the git test
+ * environment before the file's tests (and each variable in `unset` removed, so a developer's own
+ * model settings cannot leak into a run), and every repository the factory created removed after
+ * each test.
+ */
+export function useLoopRepos(unset: readonly string[] = []): (options: LoopRepoOptions) => LoopRepo {
+  const repos: LoopRepo[] = [];
+  beforeAll(() => {
+    useGitTestEnvironment();
+    for (const name of unset) delete process.env[name];
+  });
+  afterEach(() => {
+    for (const repo of repos.splice(0)) repo.remove();
+  });
+  return (options) => {
+    const created = createLoopRepo(options);
+    repos.push(created);
+    return created;
+  };
 }
 
 /** A spec with one acceptance row per entry (`text` or `text\n  <disposition>`). */

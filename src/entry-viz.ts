@@ -1,6 +1,7 @@
 /**
- * `loopchart/viz`: diagrams (DOT, Mermaid, SVG through Graphviz WASM, JSON), the run viewer and
- * the explorer (simulation and live inspection).
+ * `loopchart/viz`: diagrams (DOT, Mermaid, SVG through Graphviz WASM, JSON), the interchange
+ * formats (`toXStateJson`: a `createMachine` configuration; `toScxml`: W3C SCXML 1.0), the run
+ * viewer and the explorer (simulation and live inspection).
  * Loads @viz-js only when an SVG is rendered through this entry.
  */
 
@@ -17,8 +18,10 @@ export type * from './viz/explorer/step-view.js';
 export * from './viz/load-machine.js';
 export * from './viz/machine-json.js';
 export * from './viz/mermaid.js';
+export * from './viz/scxml.js';
 export * from './viz/svg.js';
 export * from './viz/viewer/page.js';
 export * from './viz/viewer/run-view.js';
 export * from './viz/viewer/serve.js';
 export * from './viz/viewer/transcript-page.js';
+export * from './viz/xstate-json.js';

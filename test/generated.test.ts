@@ -12,10 +12,11 @@ const root = join(import.meta.dirname, '..');
 describe('generated files', () => {
   it('are committed and fresh (run `npm run generate` when this fails)', async () => {
     const files = await generatedFiles(root);
-    // Every registered machine has its overview in three formats and an SVG per compound state
+    // Every registered machine has its overview in three formats, its interchange documents
+    // (xstate-json, SCXML) and an SVG per compound state
     // at the top level (its regions); coverage and schemas are there too.
     for (const [name, machine] of Object.entries(machines)) {
-      for (const ext of ['dot', 'mmd', 'svg'])
+      for (const ext of ['dot', 'mmd', 'svg', 'xstate.json', 'scxml'])
         expect(files.some((f) => f.path === `visualizations/${name}.${ext}`)).toBe(true);
       for (const [key, child] of Object.entries(machine.root.states))
         if (Object.keys(child.states).length > 0)

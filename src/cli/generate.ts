@@ -4,6 +4,8 @@
  *
  * - `visualizations/<machine>.dot`, `.mmd` and `.svg`: the overview of every registered machine,
  *   and `visualizations/<machine>.<region>.dot` and `.svg`: one per region (src/viz/diagram-set.ts);
+ * - `visualizations/<machine>.xstate.json` and `.scxml`: the interchange documents
+ *   (src/viz/xstate-json.ts, src/viz/scxml.ts);
  * - `visualizations/coverage.json`: transition and state coverage of every machine by its
  *   generated path suite, run against live actors;
  * - `schemas/<name>.json`: the JSON Schema of every zod schema that crosses a boundary.
@@ -31,6 +33,8 @@ import { enumerateTransitions } from '../graph/transitions.js';
 import { scriptSchema } from '../host/child-script.js';
 import { loopProtocolSchemas } from '../loop-protocol/schemas.js';
 import { machineDiagramFiles } from '../viz/diagram-set.js';
+import { toScxml } from '../viz/scxml.js';
+import { toXStateJson } from '../viz/xstate-json.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
@@ -114,6 +118,18 @@ export async function machineDiagrams(name: string, machine: AnyStateMachine): P
   return machineDiagramFiles(name, machine);
 }
 
+/**
+ * The interchange documents of one machine: `visualizations/<machine>.xstate.json` (a
+ * `createMachine` configuration) and `visualizations/<machine>.scxml` (W3C SCXML 1.0), as
+ * `loopchart viz --format xstate-json,scxml` writes them.
+ */
+export function interchangeFiles(name: string, machine: AnyStateMachine): GeneratedFile[] {
+  return [
+    { path: `visualizations/${name}.xstate.json`, content: toXStateJson(machine) },
+    { path: `visualizations/${name}.scxml`, content: toScxml(machine) },
+  ];
+}
+
 /** The Markdown files that embed Mermaid overviews, kept in step by `generate`. */
 export const DOCS_WITH_MERMAID = ['README.md', 'docs/machines.md'] as const;
 
@@ -151,6 +167,7 @@ export async function generatedFiles(root = '.'): Promise<GeneratedFile[]> {
   const guards: GuardCoverage[] = [];
   for (const [name, machine] of Object.entries(machines) as [string, AnyStateMachine][]) {
     files.push(...(await machineDiagrams(name, machine)));
+    files.push(...interchangeFiles(name, machine));
     const covered = await machineCoverage(name, machine);
     coverage.push(covered);
     // Guard outcomes shown by the same runs; the ones no step can show are named with a reason.

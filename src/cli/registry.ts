@@ -93,7 +93,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'viz',
-    summary: 'draw machines as SVG, DOT, Mermaid or JSON (registered or from a module), with coverage',
+    summary:
+      'draw machines as SVG, DOT, Mermaid or JSON, or export them as XState JSON or SCXML (registered or from a module)',
     load: async () => (await import('./viz.js')).vizCommand,
   },
   {

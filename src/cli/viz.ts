@@ -1,8 +1,9 @@
 /**
- * `loopchart viz [machine|module.js ...] [--format svg|dot|mermaid|json] [--out DIR]
- * [--coverage coverage.json] [--json]`: draws registered machines (every one when none is named)
- * and machines from a host's own module, in any of the diagram formats, optionally with the
- * coverage gaps of a `visualizations/coverage.json` drawn red.
+ * `loopchart viz [machine|module.js ...] [--format svg|dot|mermaid|json|xstate-json|scxml]
+ * [--out DIR] [--coverage coverage.json] [--json]`: draws registered machines (every one when none
+ * is named) and machines from a host's own module, in any of the diagram formats or as an
+ * interchange document (an XState configuration, W3C SCXML), optionally with the coverage gaps of
+ * a `visualizations/coverage.json` drawn red.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -24,7 +25,7 @@ import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 
-const HELP = `usage: loopchart viz [machine|module.js ...] [--format svg|dot|mermaid|json] [--out DIR]
+const HELP = `usage: loopchart viz [machine|module.js ...] [--format FORMAT] [--out DIR]
                      [--coverage coverage.json] [--json]
 
 Draws statecharts: registered machines by name (every one when none is named), or the machines a
@@ -32,13 +33,24 @@ JavaScript module exports (default export, else every named export that is a mac
 Compound states are clusters; edges show the event, [guard] and rule label; final states have a
 double border.
 
-  --format F       svg (default), dot, mermaid or json; repeat or comma-separate for several
-  --out DIR        write DIR/<machine>.<svg|dot|mmd|json>; without it one diagram goes to stdout
+  --format F       one of (repeat or comma-separate for several):
+                     svg          the drawing, rendered by Graphviz (default)
+                     dot          the drawing as Graphviz DOT
+                     mermaid      the drawing as a Mermaid state diagram
+                     json         states tree and transitions with labels (loopchart-machine/1)
+                     xstate-json  the definition as a createMachine configuration (XState 5):
+                                  guards, actions and actors by name; re-import it and
+                                  .provide() the implementations
+                     scxml        W3C SCXML 1.0: states, transitions, guards as cond by name,
+                                  invokes, after as delayed <send>
+  --out DIR        write DIR/<machine>.<svg|dot|mmd|json|xstate.json|scxml>; without it one
+                   diagram goes to stdout
   --coverage FILE  draw the uncovered transitions and states of a coverage.json (as
                    \`loopchart generate\` writes it) in red (svg, dot; json carries it)
   --json           print one JSON object: the files written, or the diagrams' text without --out
 
-Exit codes: 0 drawn, 2 unknown machine, bad module, bad option or coverage file.
+Exit codes: 0 drawn, 2 unknown machine, unknown format (viz.format.unknown), bad module, bad
+option or coverage file, a machine SCXML cannot name (viz.scxml.unrepresentable).
 
 short flags: -f --format, -o --out, -h --help
 
@@ -46,21 +58,29 @@ examples:
   loopchart viz rpi > rpi.svg
   loopchart viz --format dot,mermaid --out diagrams/
   loopchart viz ./my-machine.js --coverage visualizations/coverage.json --out diagrams/
+  loopchart viz crank --format xstate-json > crank.xstate.json
+  loopchart viz --format scxml --out interchange/
 `;
+
+/** A `--format` value that names no format (code `viz.format.unknown`, exit 2). */
+export class UnknownDiagramFormatError extends InputError {
+  constructor(name: string) {
+    super('viz.format.unknown', `viz: --format must be one of ${DIAGRAM_FORMATS.join(', ')}, got "${name}"`);
+  }
+}
 
 /**
  * The formats named by `--format` values (repeated or comma-separated), in the order given,
  * without duplicates; `svg` when none is given.
  *
- * @throws UsageError naming a format that does not exist
+ * @throws UnknownDiagramFormatError naming a format that does not exist
  */
 export function parseDiagramFormats(values: readonly string[] | undefined): DiagramFormat[] {
   const names = (values ?? []).flatMap((value) => value.split(',')).map((name) => name.trim());
   if (names.length === 0) return ['svg'];
   const formats: DiagramFormat[] = [];
   for (const name of names) {
-    if (!(DIAGRAM_FORMATS as readonly string[]).includes(name))
-      throw new UsageError(`viz: --format must be one of ${DIAGRAM_FORMATS.join(', ')}, got "${name}"`);
+    if (!(DIAGRAM_FORMATS as readonly string[]).includes(name)) throw new UnknownDiagramFormatError(name);
     if (!formats.includes(name as DiagramFormat)) formats.push(name as DiagramFormat);
   }
   return formats;
@@ -111,7 +131,9 @@ async function runViz(args: readonly string[], io: CliIo): Promise<number> {
   const coveragePath = values.coverage as string | undefined;
   const report = coveragePath === undefined ? undefined : await readCoverage(coveragePath);
   if (report !== undefined && !formats.some(formatDrawsCoverage))
-    io.stderr.write('loopchart: warning: Mermaid diagrams cannot draw coverage; --coverage is ignored\n');
+    io.stderr.write(
+      `loopchart: warning: ${formats.join(', ')} cannot draw coverage (only svg, dot and json do); --coverage is ignored\n`,
+    );
 
   const drawn: Drawn[] = [];
   for (const { name, machine } of targets) {
@@ -149,6 +171,7 @@ async function runViz(args: readonly string[], io: CliIo): Promise<number> {
 /** The `viz` command. */
 export const vizCommand: CliCommand = {
   name: 'viz',
-  summary: 'draw machines as SVG, DOT, Mermaid or JSON (registered or from a module), with coverage',
+  summary:
+    'draw machines as SVG, DOT, Mermaid or JSON, or export them as XState JSON or SCXML (registered or from a module)',
   run: runViz,
 };

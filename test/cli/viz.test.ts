@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyStateMachine } from 'xstate';
+import { type AnyStateMachine, createMachine } from 'xstate';
 import { machines } from '../../machines/index.js';
 import { runCli } from '../../src/cli/commands.js';
 import { machineDiagrams } from '../../src/cli/generate.js';
@@ -12,6 +12,7 @@ import { transitionCoverage } from '../../src/graph/coverage.js';
 import { coverageReportJson } from '../../src/graph/coverage-report.js';
 import { enumerateStates } from '../../src/graph/states.js';
 import { enumerateTransitions } from '../../src/graph/transitions.js';
+import { DIAGRAM_FORMATS } from '../../src/viz/diagram-format.js';
 import { parseCliResult } from '../support/cli-result.js';
 import { stringSinks } from '../support/string-sinks.js';
 
@@ -101,6 +102,45 @@ describe('loopchart viz', () => {
     expect(report.status).toBe('finished');
     expect(report.diagrams.map((d) => d.machine)).toEqual(['crank', 'rpi']);
     expect(report.diagrams.every((d) => d.content.startsWith('stateDiagram-v2'))).toBe(true);
+  });
+
+  it('exports the interchange formats: xstate-json re-imports with createMachine, scxml is SCXML 1.0', async () => {
+    const out = join(dir, 'interchange');
+    const { code, stdout } = await viz('crank', 'rpi', '--out', out, '--format', 'xstate-json,scxml');
+    expect(code).toBe(0);
+    expect((await readdir(out)).sort()).toEqual([
+      'crank.scxml',
+      'crank.xstate.json',
+      'rpi.scxml',
+      'rpi.xstate.json',
+    ]);
+    expect(stdout.trim().split('\n')).toHaveLength(4);
+    for (const name of ['crank', 'rpi'] as const) {
+      const machine = machines[name] as AnyStateMachine;
+      const reimported = createMachine(JSON.parse(await readFile(join(out, `${name}.xstate.json`), 'utf8')));
+      expect(reimported.id).toBe(machine.id);
+      expect(enumerateTransitions(reimported).length).toBe(enumerateTransitions(machine).length);
+      const scxml = await readFile(join(out, `${name}.scxml`), 'utf8');
+      expect(scxml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n')).toBe(true);
+      expect(scxml).toMatch(/<scxml xmlns="http:\/\/www\.w3\.org\/2005\/07\/scxml" [^>]*version="1\.0"/);
+    }
+    const single = await viz('crank', '--format', 'xstate-json');
+    expect(single.code).toBe(0);
+    expect((JSON.parse(single.stdout) as { id: string }).id).toBe('crank');
+    const scxml = await viz('crank', '--format', 'scxml');
+    expect(scxml.code).toBe(0);
+    expect(scxml.stdout).toContain('<final id="crank.evidenced"');
+  });
+
+  it('lists every format in --help and docs/cli.md', async () => {
+    const { code, stdout } = await viz('--help');
+    expect(code).toBe(0);
+    const cliDoc = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'cli.md'), 'utf8');
+    const vizSection = cliDoc.split('\n## viz\n')[1]?.split('\n## ')[0] ?? '';
+    for (const format of DIAGRAM_FORMATS) {
+      expect(stdout, format).toMatch(new RegExp(`^ +${format} +\\S`, 'm'));
+      expect(vizSection, format).toContain(`\`${format}\``);
+    }
   });
 
   it('draws uncovered transitions and states red from a coverage.json', async () => {
@@ -215,10 +255,37 @@ describe('loopchart viz', () => {
       for (const [name] of registered) expect(stderr).toContain(name);
     });
 
-    it('names a format that does not exist (exit 2)', async () => {
-      const { code, stderr } = await viz('crank', '--format', 'png');
+    it('names a format that does not exist (exit 2, viz.format.unknown)', async () => {
+      const { code, stderr, stdout } = await viz('crank', '--format', 'png');
       expect(code).toBe(2);
-      expect(stderr).toContain('--format must be one of svg, dot, mermaid, json, got "png"');
+      expect(stdout).toBe('');
+      expect(stderr).toContain(
+        '--format must be one of svg, dot, mermaid, json, xstate-json, scxml, got "png"',
+      );
+      const json = await viz('crank', '--format', 'xstate', '--json');
+      expect(json.code).toBe(2);
+      expect(parseCliResult(json.stdout)).toMatchObject({
+        command: 'viz',
+        status: 'invalid',
+        exitCode: 2,
+        error: { code: 'viz.format.unknown' },
+      });
+    });
+
+    it('names a machine SCXML cannot write (exit 2, viz.scxml.unrepresentable) and writes nothing', async () => {
+      const file = join(dir, 'spaced.mjs');
+      await writeFile(
+        file,
+        `import { createMachine } from '${xstateUrl}';\n` +
+          "export default createMachine({ id: 'spaced', initial: 'a', states: { a: { on: { 'two words': 'b' } }, b: {} } });\n",
+      );
+      const out = join(dir, 'spaced-out');
+      const { code, stderr } = await viz(file, '--format', 'scxml', '--out', out);
+      expect(code).toBe(2);
+      expect(stderr).toContain('machine "spaced" cannot be written as SCXML: event "two words"');
+      await expect(readdir(out)).rejects.toThrow();
+      const json = await viz(file, '--format', 'scxml', '--json');
+      expect(parseCliResult(json.stdout)).toMatchObject({ error: { code: 'viz.scxml.unrepresentable' } });
     });
 
     it('refuses several diagrams on stdout (exit 2)', async () => {

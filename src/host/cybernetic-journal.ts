@@ -364,6 +364,12 @@ export async function verifyResumable(
     .reverse()
     .find((step) => step.outcome !== null && 'head' in step.outcome.facts);
   const facts = withFacts?.outcome?.facts ?? {};
+  const unreadable = plan.completed.at(-1)?.outcome?.facts.stateUnreadable;
+  if (unreadable !== undefined)
+    throw new CyberResumeMismatchError(
+      runDir,
+      `the worktree could not be read after the run's last recorded step (${String(unreadable)}), so nothing proves where it stood`,
+    );
   const recordedHead = 'head' in facts ? (facts.head as string | null) : plan.begin.head;
   const head = await createGitPort(worktree)
     .revParse('HEAD')

@@ -346,10 +346,15 @@ export function createCyberneticActors(
       try {
         result = await effect.live(input, signal, startFacts, recorded !== null);
       } catch (error) {
-        session.finish(seq, name, { error: messageOf(error) }, await stateFacts().catch(() => ({})));
+        const state = await stateFacts().catch((failure: unknown) => ({
+          stateUnreadable: messageOf(failure),
+        }));
+        session.finish(seq, name, { error: messageOf(error) }, state);
         throw error;
       }
-      session.finish(seq, name, { output: result.output }, { ...result.facts, ...(await stateFacts()) });
+      // The outcome is journaled whatever happens next: a step that started always ends in the journal.
+      const state = await stateFacts().catch((error: unknown) => ({ stateUnreadable: messageOf(error) }));
+      session.finish(seq, name, { output: result.output }, { ...result.facts, ...state });
       return result.output;
     });
 

@@ -32,6 +32,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../src/effects/process-identity.js';
 import { ISOLATED_GIT_ENV } from '../effects/temp-repo.js';
 import { bundledCyberCli } from '../support/cli-bundle.js';
 import { parseCliResult } from '../support/cli-result.js';
@@ -93,6 +94,12 @@ writeFileSync(
     'set -e',
     'N=$(sed -n \'s/^  "attempt": \\([0-9]*\\),$/\\1/p\' "$LOOPCHART_TASK")',
     'echo "$PWD $N" >> "$(dirname "$0")/calls"',
+    // A test that wants a patcher left running by the killed run plants a one-shot flag: that
+    // call writes half a candidate, says where it runs, and never ends on its own.
+    'if rm "$(dirname "$0")/hang-$(basename "$PWD")" 2>/dev/null; then',
+    '  printf "half\\n" > src/index/store.txt; echo $$ > "$(dirname "$0")/hung-$(basename "$PWD")"',
+    '  while :; do sleep 1; done',
+    'fi',
     'case "$N" in',
     '  1) printf "wrong\\n" > src/index/store.txt; printf "junk\\n" > src/index/junk.txt ;;',
     '  2) printf "ok\\n" > src/index/flag.txt; mkdir -p src/index/cache; printf "c\\n" > src/index/cache/new.txt ;;',
@@ -265,7 +272,7 @@ beforeAll(async () => {
   expect(stopped.attempts.map((a) => a.decision.decision)).toEqual(['revert', 'keep']);
   const stoppedRun = reference.get(2);
   expect(stoppedRun?.tree).toEqual(stoppedRun?.before);
-}, 120_000);
+}, 600_000);
 
 /** The resumed run ended like the uninterrupted one, and nothing the loop does not own changed. */
 function expectSameEnd(dir: string, before: Record<string, string>, outcome: Outcome, budget: number): void {
@@ -313,7 +320,7 @@ describe('loopchart cyber killed at an effect boundary resumes to the uninterrup
     ['after candidate 2 was checked, before the keep was recorded', 'done runChecks#3'],
     ['mid-keep (the retained checkpoint being made)', 'start retainCandidate'],
     ['after the terminal record', 'end'],
-  ])('restored run: %s', async (_name, boundary) => crashThenResume(3, boundary), 60_000);
+  ])('restored run: %s', async (_name, boundary) => crashThenResume(3, boundary), 300_000);
 
   // Each boundary of the final restoration of a non-converged run.
   it.each([
@@ -322,7 +329,7 @@ describe('loopchart cyber killed at an effect boundary resumes to the uninterrup
     ['mid-restoration (two paths restored)', 'restored path#2'],
     ['after the restoration, before the terminal record', 'done restoreCheckpoint'],
     ['after the terminal record', 'end'],
-  ])('non-converged run: %s', async (_name, boundary) => crashThenResume(2, boundary), 60_000);
+  ])('non-converged run: %s', async (_name, boundary) => crashThenResume(2, boundary), 300_000);
 
   // Every side effect in turn: about 50 processes, so it runs when asked for (as the loop
   // engine's exhaustive sweep): LOOPCHART_CRASH_EXHAUSTIVE=1.
@@ -356,14 +363,41 @@ describe('loopchart cyber killed at an effect boundary resumes to the uninterrup
           depth = now === last ? depth + 1 : 1;
           last = now;
         }
-        // Every journal line, check and patcher launch and restored path is one kill.
-        expect(kills).toBeGreaterThan(40);
+        // Every side effect of the uninterrupted run was a kill point at least once: journal lines
+        // (begin, start and outcome of 11 steps: echo, checkpoint, baseline, 3 patches with their
+        // check runs, 1 revert, 1 keep, then end: 24), launches (2 checks x 4 runs + 3 patchers:
+        // 11) and the 2 paths the revert restores: 37.
+        expect(kills).toBeGreaterThanOrEqual(37);
       } finally {
         killProcessesIn(dir);
       }
     },
     1_800_000,
   );
+});
+
+describe('what a killed run left running', () => {
+  it('a patcher still running from the killed run is stopped before the resumed run touches the scope', async () => {
+    const dir = makeRepo();
+    const before = treeState(dir);
+    const name = dir.split('/').pop() as string;
+    const pidFile = join(patcherDir, `hung-${name}`);
+    writeFileSync(join(patcherDir, `hang-${name}`), '');
+    try {
+      const crashed = await cyber(args(dir, 3), { LOOPCHART_CRASH_AT: 'spawned patcher#1' });
+      expect(crashed.signal).toBe('SIGKILL');
+      // Bounded wait until the orphaned patcher runs with half a candidate written.
+      for (let i = 0; i < 600 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
+      const pid = Number(readFileSync(pidFile, 'utf8').trim());
+      expect(isProcessAlive(pid)).toBe('alive');
+      expect(readFileSync(join(dir, 'src/index/store.txt'), 'utf8')).toBe('half\n');
+      const resumed = await cyber(args(dir, 3));
+      expectSameEnd(dir, before, resumed, 3);
+      expect(isProcessAlive(pid)).not.toBe('alive');
+    } finally {
+      killProcessesIn(dir);
+    }
+  }, 300_000);
 });
 
 describe('a worktree that is not where the journal left it is refused by name, and left alone', () => {
@@ -391,7 +425,7 @@ describe('a worktree that is not where the journal left it is refused by name, a
     );
     expect(result.error.code).toBe('cybernetic.resume-mismatch');
     expect(result.error.message).toContain('HEAD moved');
-  }, 60_000);
+  }, 300_000);
 
   it('a person edited the scope after the keep: cybernetic.resume-mismatch naming the path', async () => {
     const result = await refused('done retainCandidate', (dir) =>
@@ -399,13 +433,13 @@ describe('a worktree that is not where the journal left it is refused by name, a
     );
     expect(result.error.code).toBe('cybernetic.resume-mismatch');
     expect(result.error.message).toContain('src/index/notes.md (content)');
-  }, 60_000);
+  }, 300_000);
 
   it('mid-revert, a path the candidate never touched changed: the revert is not resumed', async () => {
     const result = await refused('reverted path#1', (dir) => write(dir, 'src/index/scratch.tmp', 'edited\n'));
     expect(result.error.code).toBe('cybernetic.resume-mismatch');
     expect(result.error.message).toContain('src/index/scratch.tmp');
-  }, 60_000);
+  }, 300_000);
 
   it('another command while a run is unfinished: cybernetic.unfinished-run', async () => {
     const result = await refused(
@@ -415,5 +449,5 @@ describe('a worktree that is not where the journal left it is refused by name, a
     );
     expect(result.error.code).toBe('cybernetic.unfinished-run');
     expect(result.error.message).toContain('request');
-  }, 60_000);
+  }, 300_000);
 });

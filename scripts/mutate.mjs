@@ -108,6 +108,11 @@ for (const folder of selected) {
     console.error(`mutate: stryker failed on ${folder.name} (exit ${run.status})`);
     process.exit(run.status ?? 1);
   }
+  // Stryker records the absolute directory it ran in; the committed file names no machine path.
+  const incrementalPath = `mutation/incremental/${folder.name}.json`;
+  const incremental = JSON.parse(readFileSync(incrementalPath, 'utf8'));
+  delete incremental.projectRoot;
+  writeFileSync(incrementalPath, `${JSON.stringify(incremental, null, 2)}\n`);
   const after = hashes(files);
   if (JSON.stringify(before) !== JSON.stringify(after)) {
     console.error(`mutate: ${folder.name} changed during the run; run it again`);

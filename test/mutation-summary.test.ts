@@ -102,4 +102,18 @@ describe('mutation summary (mutation/summary.json)', () => {
       else expect(entry.score, name).toBeCloseTo((100 * detected) / valid, 1);
     }
   });
+
+  it('keeps no absolute path of the machine that ran Stryker in a committed incremental file', () => {
+    const dir = join(root, 'mutation/incremental');
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
+      const report = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+        projectRoot?: string;
+        files: Record<string, unknown>;
+      };
+      expect(report.projectRoot, file).toBeUndefined();
+      // Source files are named relative to the repository.
+      for (const name of Object.keys(report.files))
+        expect(name.startsWith('/'), `${file}: ${name}`).toBe(false);
+    }
+  });
 });

@@ -53,6 +53,8 @@ checkpoint and reports why it stopped.
   --json                     print one JSON object with the terminal record
 Exit codes: 0 already-holds or restored, 2 invalid input, 4 non-converged, 5 recovery-failure,
 1 internal error, 130 interrupted (Ctrl-C or SIGTERM: the scope is restored to its checkpoint).
+After a crash, run the same command again: the run resumes from its journal in
+<git dir>/loopchart/cyber/ and ends as it would have (--json says "resumed": true).
 
 short flags: -t --transcript, -h --help
 

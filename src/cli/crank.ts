@@ -10,12 +10,12 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError, UsageError } from '../common/errors.js';
-import { createCrankRunner } from '../host/crank-runner.js';
+import { type CrankRunResult, createCrankRunner } from '../host/crank-runner.js';
 import { presetHelp, RPI_AGENT_OPTIONS, rpiCommands } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
-import { commandTimeout, EXIT_NOT_CONVERGED, riskyOption } from './rpi.js';
+import { commandTimeout, EXIT_NOT_CONVERGED, riskyOption, sideEffectHook } from './rpi.js';
 import { terminalSafeIo } from './terminal-safe-io.js';
 
 const HELP = `usage: loopchart crank --wave <wave.json> --implementer "<cmd>" --validator "<cmd>" [options]
@@ -31,6 +31,8 @@ Run RPI once per lane of the caller's wave, then the wave acceptance once, and r
   --repo <dir>           the worktree (default the current directory)
   --command-timeout <s>  kill any lane or acceptance command after <s> seconds (default: none)
   --transcript <file>    the wave's JSONL transcript (default under .git/loopchart/crank/<run id>/)
+  --fresh                leave the unfinished wave of this worktree (kept on disk) and start a new one;
+                         without it, an unfinished wave is resumed: lanes that returned are not rerun
   --json                 print one JSON object
   -h, --help             this help
 
@@ -55,6 +57,7 @@ const OPTIONS = {
   risky: { type: 'string' },
   repo: { type: 'string' },
   transcript: { type: 'string' },
+  fresh: { type: 'boolean' },
   'command-timeout': { type: 'string' },
   ...RPI_AGENT_OPTIONS,
 } as const;
@@ -97,11 +100,22 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
     risky: riskyOption('crank', values.risky),
     ...commandTimeout('crank', values['command-timeout']),
     ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
+    fresh: values.fresh === true,
+    holdReport: true,
+    ...sideEffectHook(),
     ...((io.stderr as { isTTY?: boolean }).isTTY
       ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }
       : {}),
   });
-  const { evidence, terminal, transcriptPath } = await runner.run();
+  const result = await runner.run();
+  const exitCode = report(result, json, io);
+  // Only now may a rerun of the same command start a new wave: the evidence reached the caller.
+  await result.markReported();
+  return exitCode;
+}
+
+function report(result: CrankRunResult, json: boolean | undefined, io: CliIo): number {
+  const { evidence, terminal, transcriptPath, resumed } = result;
   const lanesPass = evidence.lanes.every((lane) => lane.status === 'PASS');
   const exitCode =
     terminal === 'acceptance_failed' ? 1 : lanesPass && evidence.acceptance?.passed ? 0 : EXIT_NOT_CONVERGED;
@@ -119,6 +133,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
         conflicts: evidence.conflicts,
         startOrder: evidence.startOrder,
         transcript: transcriptPath,
+        resumed,
       })}\n`,
     );
   } else {
@@ -140,6 +155,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
         `crank: ${evidence.lanes.length} lanes`,
         ...lines,
         `wave acceptance: ${acceptance}`,
+        ...(resumed ? [`resumed: the unfinished wave in ${result.runDir}`] : []),
         `transcript: ${transcriptPath}`,
         '',
       ].join('\n'),

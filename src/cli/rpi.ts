@@ -10,7 +10,8 @@ import { resolve } from 'node:path';
 import { finalCiLine, type RiskDeclaration } from '../../machines/rpi.js';
 import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
-import { createRpiRunner } from '../host/rpi-runner.js';
+import { crashHookFromEnvironment } from '../host/crash-hook.js';
+import { createRpiRunner, type RpiRunResult } from '../host/rpi-runner.js';
 import { presetHelp, RPI_AGENT_OPTIONS, rpiCommands } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -41,6 +42,8 @@ Plan, Implement, a fresh Validate, then repair while the convergence law holds.
   --repo <dir>           the worktree (default the current directory)
   --command-timeout <s>  kill a Plan, implementer or validator command after <s> seconds (default: none)
   --transcript <file>    the JSONL transcript (default under .git/loopchart/rpi/<run id>/)
+  --fresh                leave the unfinished run of this worktree (kept on disk) and start a new one;
+                         without it, an unfinished run is resumed where it stopped
   --json                 print one JSON object
   -h, --help             this help
 
@@ -80,6 +83,7 @@ const OPTIONS = {
   repo: { type: 'string' },
   transcript: { type: 'string' },
   'command-timeout': { type: 'string' },
+  fresh: { type: 'boolean' },
   ...RPI_AGENT_OPTIONS,
 } as const;
 
@@ -113,11 +117,28 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
     ...commandTimeout('rpi', values['command-timeout']),
     ...(values.root === undefined ? {} : { roots: values.root }),
     ...(values.transcript === undefined ? {} : { transcriptPath: resolve(values.transcript) }),
+    fresh: values.fresh === true,
+    holdReport: true,
+    ...sideEffectHook(),
     ...((io.stderr as { isTTY?: boolean }).isTTY
       ? { onProgress: (line: string) => io.stderr.write(`${line}\n`) }
       : {}),
   });
-  const { outcome, transcriptPath } = await runner.run();
+  const result = await runner.run();
+  const exitCode = report(result, json, io);
+  // Only now may a rerun of the same command start a new run: the outcome reached the caller.
+  await result.markReported();
+  return exitCode;
+}
+
+/** The crash hook of tests (`LOOPCHART_CRASH_AFTER`, src/host/crash-hook.ts) as runner options. */
+export function sideEffectHook(): { onSideEffect?: (name: string, count: number) => void } {
+  const hook = crashHookFromEnvironment();
+  return hook === undefined ? {} : { onSideEffect: hook };
+}
+
+function report(result: RpiRunResult, json: boolean | undefined, io: CliIo): number {
+  const { outcome, transcriptPath, resumed } = result;
 
   if (outcome.terminal === 'round_rejected' || outcome.terminal === 'failed') {
     const input = outcome.terminal === 'round_rejected' || outcome.failure?.input === true;
@@ -135,6 +156,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
           terminal: outcome.terminal,
           error: { code, message, findings },
           transcript: transcriptPath,
+          resumed,
         })}\n`,
       );
     } else {
@@ -162,6 +184,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
         finalCi: outcome.finalCi,
         report: outcome.report,
         transcript: transcriptPath,
+        resumed,
       })}\n`,
     );
   } else {
@@ -169,6 +192,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
     io.stdout.write(
       [
         `rpi: ${outcome.terminal} (status ${outcome.report?.status ?? 'none'}) after ${outcome.roundsUsed} repair round(s)`,
+        ...(resumed ? [`resumed: the unfinished run in ${result.runDir}`] : []),
         ...(outcome.stageNote === null ? [] : [`note: ${outcome.stageNote}`]),
         `open findings: ${open.length > 0 ? open.join(', ') : 'none'}`,
         ...(outcome.finalCi === null ? [] : [finalCiLine(outcome.finalCi)]),

@@ -179,30 +179,69 @@ export async function runValidatorCommand(
     options.signal?.removeEventListener('abort', onAbort);
   });
   if (aborted) throw new EffectAbortedError(what);
-  const stdout = typeof result.stdout === 'string' ? result.stdout : '';
-  const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-  const exitCode = result.exitCode ?? null;
+  if (result.exitCode === undefined && result.signal === undefined && !timedOut) {
+    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+    throw new CommandFailedError(
+      'rpi.command-failed',
+      { command: options.command, exitCode: null, signal: null, outputTail: lastLines(stderr, 20) },
+      result.message ?? 'could not be started',
+    );
+  }
+  return readValidatorRecord({
+    command: options.command,
+    stdout: typeof result.stdout === 'string' ? result.stdout : '',
+    stderr: typeof result.stderr === 'string' ? result.stderr : '',
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    timedOut,
+    logPath: options.logPath,
+    defaultFamily: options.defaultFamily,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+}
+
+/** How a validator command ended, as {@link readValidatorRecord} judges it. */
+export interface ValidatorRunEnd {
+  readonly command: string;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The exit code, or null when a signal ended it. */
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** The command was killed for running longer than `timeoutMs`. */
+  readonly timedOut: boolean;
+  readonly timeoutMs?: number;
+  /** The log written here: the command, its stdout, stderr and exit. */
+  readonly logPath: string;
+  readonly defaultFamily: string;
+}
+
+/**
+ * Writes a validator's log and reads its verdict record from its stdout (see
+ * {@link runValidatorCommand}): the checks at the boundary, shared by a live run and a run
+ * settled after its runner was killed.
+ *
+ * @param end the command's output and exit
+ * @returns the leg, with `validator_family` filled in when the record named none
+ * @throws ValidatorOutputError, CommandFailedError (`rpi.validator-timed-out`)
+ */
+export async function readValidatorRecord(end: ValidatorRunEnd): Promise<Record<string, unknown>> {
+  const options = end;
+  const { stdout, stderr, exitCode } = end;
   await mkdir(dirname(options.logPath), { recursive: true });
   await writeFile(
     options.logPath,
     `$ ${options.command}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n--- ${
-      exitCode !== null ? `exit ${exitCode}` : `signal ${result.signal ?? 'unknown'}`
+      exitCode !== null ? `exit ${exitCode}` : `signal ${end.signal ?? 'unknown'}`
     }\n`,
   );
   const tail = lastLines([stderr, stdout].filter((s) => s.length > 0).join('\n'), 20);
-  if (timedOut)
+  if (end.timedOut)
     throw new CommandFailedError(
       'rpi.validator-timed-out',
-      { command: options.command, exitCode: null, signal: result.signal ?? null, outputTail: tail },
+      { command: options.command, exitCode: null, signal: end.signal, outputTail: tail },
       `timed out after ${Math.round((options.timeoutMs ?? 0) / 1000)} s without a verdict`,
     );
-  if (exitCode === null && result.signal === undefined) {
-    throw new CommandFailedError(
-      'rpi.command-failed',
-      { command: options.command, exitCode: null, signal: null, outputTail: tail },
-      result.message ?? 'could not be started',
-    );
-  }
   const fail = (code: string, message: string, findings: readonly Finding[] = []): never => {
     throw new ValidatorOutputError(
       code,

@@ -33,6 +33,29 @@ export async function createRunDirectory(
   kind: string,
   now: () => Date = () => new Date(),
 ): Promise<RunDirectory> {
+  const { worktree, kindDir } = await locateRunHome(dir, kind);
+  const stamp = now()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const runId = `${stamp}-${randomBytes(3).toString('hex')}`;
+  const path = join(kindDir, runId);
+  await mkdir(path, { recursive: true });
+  return { worktree, path, runId };
+}
+
+/**
+ * The worktree that contains `dir` and the folder of its runs of one kind,
+ * `<git dir>/loopchart/<kind>` (not created).
+ *
+ * @param dir any directory inside the worktree
+ * @param kind the command (`rpi`, `crank`)
+ * @throws InputError (`rpi.not-a-repository`) when `dir` is not inside a git worktree
+ */
+export async function locateRunHome(
+  dir: string,
+  kind: string,
+): Promise<{ worktree: string; kindDir: string }> {
   const result = await execa('git', ['rev-parse', '--show-toplevel', '--absolute-git-dir'], {
     cwd: dir,
     reject: false,
@@ -48,12 +71,5 @@ export async function createRunDirectory(
       `${dir} is not inside a git worktree${result.stderr ? `: ${String(result.stderr).trim()}` : ''}`,
     );
   }
-  const stamp = now()
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  const runId = `${stamp}-${randomBytes(3).toString('hex')}`;
-  const path = join(gitDir, 'loopchart', kind, runId);
-  await mkdir(path, { recursive: true });
-  return { worktree, path, runId };
+  return { worktree, kindDir: join(gitDir, 'loopchart', kind) };
 }

@@ -5,7 +5,8 @@
  * Every lane and the wave write their own JSONL transcripts.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:os';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import {
   type AcceptanceResult,
@@ -22,9 +23,11 @@ import { scopePrefix, WHOLE_REPOSITORY } from '../crank/scope.js';
 import type { Lane, Wave } from '../crank/wave.js';
 import { parseWave } from '../crank/wave-input.js';
 import { throwIfAborted } from '../effects/abort.js';
-import { runGateSet } from '../effects/gates.js';
+import { runDurableCommand } from '../effects/durable-command.js';
 import { createGitPort } from '../effects/git.js';
-import { createRpiRunner, RunAbortedError, runPaths } from './rpi-runner.js';
+import { measureSubject } from '../effects/subject-measure.js';
+import { createRpiRunner, RunAbortedError, resumeTranscript, runPaths } from './rpi-runner.js';
+import { openStepJournal, ResumeRefusedError, readStepJournal, type WorktreeFacts } from './step-journal.js';
 import { createTranscriptRecorder, type TranscriptFields, type TranscriptStep } from './transcript.js';
 import { withWriterLock } from './writer-lock.js';
 
@@ -59,6 +62,12 @@ export interface CrankRunnerOptions {
    * `RunAbortedError`.
    */
   readonly signal?: AbortSignal;
+  /** Leave the worktree's unfinished wave (kept, marked abandoned) and start a new one. */
+  readonly fresh?: boolean;
+  /** Keep the finished wave resumable until `markReported()` (see `RpiRunnerOptions.holdReport`). */
+  readonly holdReport?: boolean;
+  /** Called after every durable step record and every command's end, the lanes' included. */
+  readonly onSideEffect?: (name: string, count: number) => void;
 }
 
 /** What a finished crank run returns. */
@@ -71,6 +80,10 @@ export interface CrankRunResult {
   readonly transcriptPath: string;
   /** The revision every lane measured its changes against (HEAD when the wave started). */
   readonly base: string;
+  /** Whether this run continued an unfinished wave from its step journal. */
+  readonly resumed: boolean;
+  /** Records that the evidence reached the caller (see `holdReport`). */
+  markReported(): Promise<void>;
 }
 
 /** A prepared crank run. */
@@ -114,97 +127,213 @@ export function createCrankRunner(options: CrankRunnerOptions): CrankRunner {
 
 async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankRunResult> {
   const { worktree, runDir, transcriptPath } = await runPaths(options, 'crank');
-  const base = await createGitPort(worktree).revParseHead();
+  const git = createGitPort(worktree);
+  const recorded = await readStepJournal(runDir);
+  // A resumed wave keeps the base its lanes measure against.
+  const base = recorded?.start.head ?? (await git.revParseHead());
   const progress = options.onProgress ?? (() => {});
+  const exclusions = [runDir, transcriptPath]
+    .map((path) => relative(worktree, path))
+    .filter((path) => path !== '' && !path.startsWith('..') && !isAbsolute(path))
+    .map((path) => path.split(sep).join('/'));
+  // The wave's facts: HEAD and the whole worktree, checked on resume when no lane is in flight.
+  const facts = async (): Promise<WorktreeFacts> => ({
+    head: await git.revParseHead(),
+    digest: (await measureSubject({ git, base, exclusions })).digest,
+  });
+  let sideEffects = 0;
+  const sideEffect = (name: string) => options.onSideEffect?.(name, ++sideEffects);
+  const journal = await openStepJournal({
+    runDir,
+    kind: 'crank',
+    fingerprint: {
+      wave,
+      implementer: options.implementer,
+      validator: options.validator,
+      crossFamily: options.crossFamily ?? null,
+      plan: options.plan ?? null,
+      risky: options.risky ?? 'auto',
+      transcriptPath,
+      commandTimeoutMs: options.commandTimeoutMs ?? null,
+      env: options.env ?? {},
+    },
+    facts,
+    onSideEffect: sideEffect,
+  });
+  const result = (evidence: WaveEvidence, terminal: CrankRunResult['terminal']): CrankRunResult => ({
+    evidence,
+    terminal,
+    worktree,
+    runDir,
+    transcriptPath,
+    base,
+    resumed: journal.resumed,
+    markReported: () => journal.markReported(),
+  });
+  const settle = async (done: CrankRunResult) => {
+    if (!options.holdReport) await done.markReported();
+    return done;
+  };
+  if (journal.finished !== null) {
+    const finished = journal.finished as { evidence: WaveEvidence; terminal: CrankRunResult['terminal'] };
+    return settle(result(finished.evidence, finished.terminal));
+  }
+
+  // Lanes that returned before the kill are replayed in the order they returned, and before any
+  // lane still running returns, so the statechart starts lanes in the same order as before.
+  const replayOrder = journal.state.steps
+    .filter((step) => step.key.startsWith('lane:') && step.state === 'done')
+    .map((step) => step.key.slice('lane:'.length));
+  const delivered = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  for (const id of replayOrder) {
+    let resolve = () => {};
+    const promise = new Promise<void>((r) => {
+      resolve = r;
+    });
+    delivered.set(id, { promise, resolve });
+  }
+  const turn = (laneId: string) => {
+    const index = replayOrder.indexOf(laneId);
+    const before = index >= 0 ? replayOrder.slice(0, index) : replayOrder;
+    return Promise.all(before.map((id) => delivered.get(id)?.promise));
+  };
+
+  let refuse: (error: ResumeRefusedError) => void = () => {};
+  const refused = new Promise<never>((_, reject) => {
+    refuse = (error) => {
+      actor.stop();
+      reject(error);
+    };
+  });
+  refused.catch(() => undefined);
 
   const laneDir = (lane: Lane) =>
     join(runDir, 'lanes', `${wave.lanes.indexOf(lane) + 1}-${lane.id.replace(/[^A-Za-z0-9._-]/g, '_')}`);
+  const runLane = async (input: LaneRequest, signal: AbortSignal): Promise<LaneReturn> => {
+    const { lane } = input;
+    const dir = laneDir(lane);
+    await mkdir(dir, { recursive: true });
+    // The lane is its RPI's intent; its bytes give the lane's acceptance digest.
+    const intentPath = join(dir, 'intent.json');
+    await writeFile(
+      intentPath,
+      `${JSON.stringify(
+        {
+          id: lane.id,
+          scope: lane.scope,
+          brief: lane.brief,
+          acceptance: lane.acceptance,
+          regen_surfaces: lane.regenSurfaces,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    progress(`crank: lane ${lane.id} started`);
+    // The lane's RPI keeps its own journal in its directory: a lane killed mid-way resumes there.
+    const { outcome, transcriptPath: laneTranscript } = await createRpiRunner({
+      repo: worktree,
+      implementer: options.implementer,
+      validator: options.validator,
+      crossFamily: options.crossFamily ?? null,
+      plan: options.plan ?? null,
+      intentFile: intentPath,
+      intentRef: `lane:${lane.id}`,
+      repairRounds: input.repairRounds,
+      risky: options.risky ?? 'auto',
+      roots: laneSubjectRoots(lane),
+      base,
+      runDir: dir,
+      writerLockHeld: true,
+      signal,
+      env: { ...options.env, LOOPCHART_LANE: lane.id },
+      onSideEffect: (name) => sideEffect(`lane ${lane.id}: ${name}`),
+      ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    }).run();
+    progress(`crank: lane ${lane.id} returned ${outcome.report?.status ?? outcome.terminal}`);
+    return {
+      terminal: outcome.terminal,
+      status: outcome.report?.status ?? null,
+      stopReason: outcome.stopReason,
+      openFindings: outcome.openFindings,
+      subjectDigest: outcome.report?.subject_manifest_digest ?? null,
+      report: outcome.report,
+      error:
+        outcome.report !== null
+          ? null
+          : {
+              code: outcome.failure?.code ?? 'rpi.round-rejected',
+              message:
+                outcome.failure?.message ??
+                outcome.rejection.map((f) => `${f.reason} (${f.code})`).join('; '),
+            },
+      transcript: laneTranscript,
+    };
+  };
   const actors = {
     runLane: fromPromise<LaneReturn, LaneRequest>(async ({ input, signal }) => {
       throwIfAborted(signal, `lane ${input.lane.id}`);
-      const { lane } = input;
-      const dir = laneDir(lane);
-      await mkdir(dir, { recursive: true });
-      // The lane is its RPI's intent; its bytes give the lane's acceptance digest.
-      const intentPath = join(dir, 'intent.json');
-      await writeFile(
-        intentPath,
-        `${JSON.stringify(
-          {
-            id: lane.id,
-            scope: lane.scope,
-            brief: lane.brief,
-            acceptance: lane.acceptance,
-            regen_surfaces: lane.regenSurfaces,
-          },
-          null,
-          2,
-        )}\n`,
-      );
-      progress(`crank: lane ${lane.id} started`);
-      const { outcome, transcriptPath: laneTranscript } = await createRpiRunner({
-        repo: worktree,
-        implementer: options.implementer,
-        validator: options.validator,
-        crossFamily: options.crossFamily ?? null,
-        plan: options.plan ?? null,
-        intentFile: intentPath,
-        intentRef: `lane:${lane.id}`,
-        repairRounds: input.repairRounds,
-        risky: options.risky ?? 'auto',
-        roots: laneSubjectRoots(lane),
-        base,
-        runDir: dir,
-        writerLockHeld: true,
-        signal,
-        env: { ...options.env, LOOPCHART_LANE: lane.id },
-        ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
-        ...(options.now === undefined ? {} : { now: options.now }),
-      }).run();
-      progress(`crank: lane ${lane.id} returned ${outcome.report?.status ?? outcome.terminal}`);
-      return {
-        terminal: outcome.terminal,
-        status: outcome.report?.status ?? null,
-        stopReason: outcome.stopReason,
-        openFindings: outcome.openFindings,
-        subjectDigest: outcome.report?.subject_manifest_digest ?? null,
-        report: outcome.report,
-        error:
-          outcome.report !== null
-            ? null
-            : {
-                code: outcome.failure?.code ?? 'rpi.round-rejected',
-                message:
-                  outcome.failure?.message ??
-                  outcome.rejection.map((f) => `${f.reason} (${f.code})`).join('; '),
-              },
-        transcript: laneTranscript,
-      };
+      // A lane that returned is never run again: its recorded return is replayed.
+      const laneReturn = await journal
+        .effect(
+          `lane:${input.lane.id}`,
+          () => runLane(input, signal),
+          () => facts(),
+          true,
+        )
+        .catch((error: unknown) => {
+          // A lane whose durable state disagrees with the worktree stops the whole wave (exit 2).
+          if (error instanceof ResumeRefusedError) refuse(error);
+          throw error;
+        });
+      await turn(input.lane.id);
+      return laneReturn;
     }),
     runAcceptance: fromPromise<AcceptanceResult, { commands: readonly string[] }>(
       async ({ input, signal }) => {
         throwIfAborted(signal, 'the wave acceptance');
         progress('crank: wave acceptance');
-        const result = await runGateSet({
-          gates: input.commands.map((command, i) => ({ index: i + 1, name: `acceptance ${i + 1}`, command })),
-          cwd: worktree,
-          logDir: join(runDir, 'acceptance'),
-          signal,
-          ...(options.env === undefined ? {} : { env: options.env }),
-          ...(options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs }),
-        });
-        return {
-          passed: result.passed,
-          commands: [...input.commands],
-          failure: result.passed
-            ? null
-            : {
-                command: input.commands[result.index - 1] ?? result.name,
-                exitCode: result.exitCode,
-                logPath: result.logPath,
-                tail: result.tail,
-              },
-        };
+        const logDir = join(runDir, 'acceptance');
+        for (const [i, command] of input.commands.entries()) {
+          const logPath = join(logDir, `gate-${i + 1}.log`);
+          // Each acceptance command runs once; one that ended while the wave was dead is not rerun.
+          const end = await journal.command(`acceptance:${i + 1}`, {
+            dir: join(runDir, 'steps'),
+            writes: true,
+            logPath,
+            facts,
+            launch: async ({ exitPath, onSpawned }) => {
+              await mkdir(logDir, { recursive: true });
+              await writeFile(logPath, '');
+              return runDurableCommand({
+                command,
+                cwd: worktree,
+                logPath,
+                exitPath,
+                onSpawned,
+                signal,
+                ...(options.env === undefined ? {} : { env: options.env }),
+                ...(options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs }),
+              });
+            },
+            interpret: async (end) => ({
+              exitCode: end.exitCode ?? shellExitCode(end.run?.signal ?? null),
+              tail:
+                end.run?.outcome === 'spawn-error' && end.outputTail === ''
+                  ? (end.run.error ?? '')
+                  : end.outputTail,
+              passed: end.exitCode === 0 && end.run?.outcome !== 'timed-out',
+            }),
+          });
+          if (!end.passed)
+            return {
+              passed: false,
+              commands: [...input.commands],
+              failure: { command, exitCode: end.exitCode, logPath, tail: end.tail },
+            };
+        }
+        return { passed: true, commands: [...input.commands], failure: null };
       },
     ),
   };
@@ -213,20 +342,34 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
     path: transcriptPath,
     machine: 'crank',
     project: projectCrankTranscript,
+    alreadyWritten: journal.resumed ? await resumeTranscript(transcriptPath) : 0,
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const actor = createActor(crankMachine.provide({ actors }), { input: { wave }, inspect: recorder.inspect });
+  actor.subscribe({
+    next: (snapshot) => {
+      for (const id of snapshot.context.returned) delivered.get(id)?.resolve();
+    },
+    error: () => {},
+  });
   if (options.signal?.aborted) throw new RunAbortedError('crank');
   const stopOnAbort = () => actor.stop();
   options.signal?.addEventListener('abort', stopOnAbort, { once: true });
   actor.start();
-  const evidence = (await toPromise(actor).finally(() =>
+  const evidence = (await Promise.race([toPromise(actor), refused]).finally(() =>
     options.signal?.removeEventListener('abort', stopOnAbort),
   )) as WaveEvidence;
   if (options.signal?.aborted) throw new RunAbortedError('crank');
   const terminal = actor.getSnapshot().value as CrankRunResult['terminal'];
   await writeFile(join(runDir, 'evidence.json'), `${JSON.stringify(evidence, null, 2)}\n`);
-  return { evidence, terminal, worktree, runDir, transcriptPath, base };
+  await journal.finish({ evidence, terminal });
+  return settle(result(evidence, terminal));
+}
+
+/** The exit code a shell reports for a command ended by `signal` (127 when it never ran). */
+function shellExitCode(signal: string | null): number {
+  const number = signal === null ? undefined : constants.signals[signal as NodeJS.Signals];
+  return number === undefined ? 127 : 128 + number;
 }
 
 /**

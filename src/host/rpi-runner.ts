@@ -25,10 +25,20 @@ import {
 import { InputError, LoopchartError, UsageError } from '../common/errors.js';
 import { checkRepairRounds } from '../convergence/repair-budget.js';
 import { throwIfAborted } from '../effects/abort.js';
+import { CommandFailedError } from '../effects/command-error.js';
+import { runDurableCommand } from '../effects/durable-command.js';
 import { createGitPort } from '../effects/git.js';
-import { runStageCommand, runValidatorCommand } from '../effects/rpi-commands.js';
-import { createRunDirectory } from '../effects/run-directory.js';
+import { readValidatorRecord } from '../effects/rpi-commands.js';
+import { createRunDirectory, locateRunHome } from '../effects/run-directory.js';
 import { measureSubject } from '../effects/subject-measure.js';
+import {
+  abandonRun,
+  type CommandEnd,
+  findUnfinishedRun,
+  openStepJournal,
+  readStepJournal,
+  type WorktreeFacts,
+} from './step-journal.js';
 import { createTranscriptRecorder, type TranscriptFields, type TranscriptStep } from './transcript.js';
 import { withWriterLock } from './writer-lock.js';
 
@@ -83,6 +93,19 @@ export interface RpiRunnerOptions {
    * takes it and refuses to start while another runner holds the checkout.
    */
   readonly writerLockHeld?: boolean;
+  /**
+   * Leave the unfinished run of this worktree (it is kept, marked abandoned) and start a new one.
+   * Without it, an unfinished run is resumed (see docs/rpi.md, "Resume").
+   */
+  readonly fresh?: boolean;
+  /**
+   * Keep the finished run resumable until the caller calls `markReported()` on the result (the CLI
+   * does, after printing the report), so a kill between the end and the report re-delivers the same
+   * outcome instead of starting over. Default: the run is marked reported when `run()` returns.
+   */
+  readonly holdReport?: boolean;
+  /** Called after every durable step record and every command's end (the crash hook of tests). */
+  readonly onSideEffect?: (name: string, count: number) => void;
 }
 
 /** What a finished RPI run returns. */
@@ -94,6 +117,10 @@ export interface RpiRunResult {
   readonly transcriptPath: string;
   /** The base revision changes were measured against. */
   readonly base: string;
+  /** Whether this run continued an unfinished one from its step journal. */
+  readonly resumed: boolean;
+  /** Records that the outcome reached the caller (see `holdReport`). */
+  markReported(): Promise<void>;
 }
 
 /** A prepared RPI run. */
@@ -152,11 +179,17 @@ export function createRpiRunner(options: RpiRunnerOptions): RpiRunner {
   };
 }
 
-async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: RiskDeclaration) {
+async function runRpi(
+  options: RpiRunnerOptions,
+  repairRounds: number,
+  risky: RiskDeclaration,
+): Promise<RpiRunResult> {
   const { worktree, runDir, transcriptPath } = await runPaths(options, 'rpi');
   const git = createGitPort(worktree);
-  const base = options.base ?? (await git.revParseHead());
   const intent = await readIntent(worktree, options);
+  const recorded = await readStepJournal(runDir);
+  // A resumed run keeps its own base: the HEAD it started on, not the HEAD its repairs moved.
+  const base = options.base ?? recorded?.start.head ?? (await git.revParseHead());
   // The run's own files are never part of the subject, wherever the caller put them.
   const exclusions = [runDir, transcriptPath]
     .map((path) => relative(worktree, path))
@@ -169,22 +202,70 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
     LOOPCHART_RUN_DIR: runDir,
   };
   const roundDir = (round: number) => join(runDir, `round-${round}`);
+  const stepsDir = join(runDir, 'steps');
   const timeout = options.commandTimeoutMs === undefined ? {} : { timeoutMs: options.commandTimeoutMs };
+  const measure = async (): Promise<SubjectMeasure> => {
+    const measured = await measureSubject({
+      git,
+      base,
+      ...(options.roots === undefined ? {} : { roots: options.roots }),
+      exclusions,
+    });
+    return { digest: measured.digest, changedPaths: [...measured.changedPaths] };
+  };
+  // Inside a crank wave the lanes share HEAD, so a lane checks only its own subject.
+  const facts = async (): Promise<WorktreeFacts> => ({
+    head: options.base === undefined ? await git.revParseHead() : null,
+    digest: (await measure()).digest,
+  });
+  let sideEffects = 0;
+  const journal = await openStepJournal({
+    runDir,
+    kind: 'rpi',
+    fingerprint: rpiFingerprint(options, repairRounds, risky, intent, transcriptPath),
+    facts,
+    onSideEffect: (name) => options.onSideEffect?.(name, ++sideEffects),
+  });
+  const settle = async (result: RpiRunResult): Promise<RpiRunResult> => {
+    if (!options.holdReport) await result.markReported();
+    return result;
+  };
+  const result = (outcome: RpiOutcome): RpiRunResult => ({
+    outcome,
+    worktree,
+    runDir,
+    transcriptPath,
+    base,
+    resumed: journal.resumed,
+    markReported: () => journal.markReported(),
+  });
+  if (journal.finished !== null) return settle(result(journal.finished as RpiOutcome));
+
+  /** A stage command (Plan, the implementer, a final CI command): judged by its exit code. */
+  const stage = (
+    key: string,
+    command: string,
+    env: Record<string, string>,
+    logPath: string,
+    signal: AbortSignal,
+  ) =>
+    journal.command(key, {
+      dir: stepsDir,
+      writes: true,
+      logPath,
+      facts,
+      launch: ({ exitPath, onSpawned }) =>
+        runDurableCommand({ command, cwd: worktree, env, logPath, exitPath, onSpawned, signal, ...timeout }),
+      interpret: async (end) => stageEnd(command, end, options.commandTimeoutMs),
+    });
   const actors = {
     plan: fromPromise<PlanOutcome, Record<string, never>>(async ({ signal }) => {
       const identity = { intentRef: intent.ref, acceptanceDigest: intent.digest };
       if (!options.plan) return { planned: true, ...identity };
-      const result = await runStageCommand({
-        command: options.plan,
-        cwd: worktree,
-        env: commonEnv,
-        logPath: join(runDir, 'plan.log'),
-        ...timeout,
-        signal,
-      });
-      return result.done
+      const end = await stage('plan', options.plan, commonEnv, join(runDir, 'plan.log'), signal);
+      return end.done
         ? { planned: true, ...identity }
-        : { planned: false, reason: `the plan command returned nothing (${result.detail})` };
+        : { planned: false, reason: `the plan command returned nothing (${end.detail})` };
     }),
     implement: fromPromise<ImplementOutcome, ImplementRequest>(async ({ input, signal }) => {
       throwIfAborted(signal, 'the implementer');
@@ -192,40 +273,40 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       await mkdir(dir, { recursive: true });
       const findingsPath = join(dir, 'findings.json');
       await writeFile(findingsPath, `${JSON.stringify(input.openFindings, null, 2)}\n`);
-      const result = await runStageCommand({
-        command: options.implementer,
-        cwd: worktree,
-        env: { ...commonEnv, LOOPCHART_ROUND: String(input.round), LOOPCHART_FINDINGS: findingsPath },
-        logPath: join(dir, input.round === 0 ? 'implement.log' : 'repair.log'),
-        ...timeout,
+      const end = await stage(
+        `implement:${input.round}`,
+        options.implementer,
+        { ...commonEnv, LOOPCHART_ROUND: String(input.round), LOOPCHART_FINDINGS: findingsPath },
+        join(dir, input.round === 0 ? 'implement.log' : 'repair.log'),
         signal,
-      });
-      return { built: result.done, detail: result.done ? null : `the implementer ${result.detail}` };
+      );
+      return { built: end.done, detail: end.done ? null : `the implementer ${end.detail}` };
     }),
-    measureSubject: fromPromise<SubjectMeasure, { round: number }>(async () => measure()),
+    measureSubject: fromPromise<SubjectMeasure, { round: number }>(async ({ input }) =>
+      journal.effect(`measure:${input.round}`, measure, measuredFacts),
+    ),
     finalCi: fromPromise<FinalCiOutcome, FinalCiRequest>(async ({ input, signal }) => {
       const commands = options.finalCi ?? [];
       if (commands.length === 0) return { configured: false };
       // The receipt binds to the digests measured right around the run, judged by the machine.
-      const digestBefore = (await measure()).digest;
+      const digestBefore = (await journal.effect('final-ci:before', measure, measuredFacts)).digest;
       const results: FinalCiCommandResult[] = [];
       let passed = true;
       for (const [index, command] of commands.entries()) {
-        const result = await runStageCommand({
+        const end = await stage(
+          `final-ci:${index + 1}`,
           command,
-          cwd: worktree,
-          env: { ...commonEnv, LOOPCHART_SUBJECT_DIGEST: input.subjectDigest },
-          logPath: join(runDir, 'final-ci', `${index + 1}.log`),
-          ...timeout,
+          { ...commonEnv, LOOPCHART_SUBJECT_DIGEST: input.subjectDigest },
+          join(runDir, 'final-ci', `${index + 1}.log`),
           signal,
-        });
-        results.push({ command, exitCode: result.exitCode, detail: result.detail });
-        if (!result.done) {
+        );
+        results.push({ command, exitCode: end.exitCode, detail: end.detail });
+        if (!end.done) {
           passed = false;
           break;
         }
       }
-      const digestAfter = (await measure()).digest;
+      const digestAfter = (await journal.effect('final-ci:after', measure, measuredFacts)).digest;
       return { configured: true, passed, digestBefore, digestAfter, commands: results };
     }),
     validateFresh: fromPromise<unknown, ValidateRequest>(async ({ input, signal }) =>
@@ -236,28 +317,62 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
       return validate(input, options.crossFamily, 'cross-family', signal);
     }),
   };
-  function measure() {
-    return measureSubject({
-      git,
-      base,
-      ...(options.roots === undefined ? {} : { roots: options.roots }),
-      exclusions,
-    });
+  async function measuredFacts(output: SubjectMeasure | undefined): Promise<WorktreeFacts> {
+    return {
+      head: options.base === undefined ? await git.revParseHead() : null,
+      digest: output?.digest ?? (await measure()).digest,
+    };
   }
   async function validate(input: ValidateRequest, command: string, family: string, signal: AbortSignal) {
-    return runValidatorCommand({
-      command,
-      cwd: worktree,
-      env: {
-        ...commonEnv,
-        LOOPCHART_ROUND: String(input.round),
-        LOOPCHART_LEG: input.leg,
-        LOOPCHART_SUBJECT_DIGEST: input.subjectDigest,
+    const dir = roundDir(input.round);
+    const stdoutPath = join(dir, `validate-${input.leg}.stdout`);
+    const stderrPath = join(dir, `validate-${input.leg}.stderr`);
+    return journal.command(`validate:${input.round}:${input.leg}`, {
+      dir: stepsDir,
+      writes: false,
+      logPath: stderrPath,
+      facts,
+      launch: async ({ exitPath, onSpawned }) => {
+        await mkdir(dir, { recursive: true });
+        await writeFile(stderrPath, '');
+        return runDurableCommand({
+          command,
+          cwd: worktree,
+          env: {
+            ...commonEnv,
+            LOOPCHART_ROUND: String(input.round),
+            LOOPCHART_LEG: input.leg,
+            LOOPCHART_SUBJECT_DIGEST: input.subjectDigest,
+          },
+          logPath: stderrPath,
+          stdoutPath,
+          exitPath,
+          onSpawned,
+          signal,
+          // A validator that outlives its limit has no verdict to give: kill it at once.
+          killGraceMs: 0,
+          ...timeout,
+        });
       },
-      logPath: join(roundDir(input.round), `validate-${input.leg}.log`),
-      defaultFamily: family,
-      ...timeout,
-      signal,
+      interpret: async (end) => {
+        if (end.run?.outcome === 'spawn-error')
+          throw new CommandFailedError(
+            'rpi.command-failed',
+            { command, exitCode: null, signal: null, outputTail: end.outputTail },
+            end.run.error ?? 'could not be started',
+          );
+        return readValidatorRecord({
+          command,
+          stdout: await readFile(stdoutPath, 'utf8').catch(() => ''),
+          stderr: await readFile(stderrPath, 'utf8').catch(() => ''),
+          exitCode: end.exitCode,
+          signal: end.run?.signal ?? null,
+          timedOut: end.run?.outcome === 'timed-out',
+          logPath: join(dir, `validate-${input.leg}.log`),
+          defaultFamily: family,
+          ...timeout,
+        });
+      },
     });
   }
 
@@ -266,6 +381,7 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
     path: transcriptPath,
     machine: 'rpi',
     project: projectRpiTranscript,
+    alreadyWritten: journal.resumed ? await resumeTranscript(transcriptPath) : 0,
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const actor = createActor(rpiMachine.provide({ actors }), { input, inspect: recorder.inspect });
@@ -292,7 +408,75 @@ async function runRpi(options: RpiRunnerOptions, repairRounds: number, risky: Ri
   )) as RpiOutcome;
   if (options.signal?.aborted) throw new RunAbortedError('rpi');
   await writeFile(join(runDir, 'outcome.json'), `${JSON.stringify(outcome, null, 2)}\n`);
-  return { outcome, worktree, runDir, transcriptPath, base };
+  await journal.finish(outcome);
+  return settle(result(outcome));
+}
+
+/** Everything a run was started with that decides what it does: a resume must be given the same. */
+function rpiFingerprint(
+  options: RpiRunnerOptions,
+  repairRounds: number,
+  risky: RiskDeclaration,
+  intent: Intent,
+  transcriptPath: string,
+) {
+  return {
+    implementer: options.implementer,
+    validator: options.validator,
+    crossFamily: options.crossFamily ?? null,
+    plan: options.plan ?? null,
+    finalCi: [...(options.finalCi ?? [])],
+    intentPath: intent.path,
+    intentRef: intent.ref,
+    acceptanceDigest: intent.digest,
+    repairRounds,
+    risky,
+    roots: options.roots === undefined ? null : [...options.roots],
+    base: options.base ?? null,
+    transcriptPath,
+    commandTimeoutMs: options.commandTimeoutMs ?? null,
+    env: options.env ?? {},
+  };
+}
+
+/** How a stage command ended: done when it exited 0. */
+interface StageEnd {
+  readonly done: boolean;
+  readonly exitCode: number | null;
+  readonly detail: string;
+}
+
+function stageEnd(command: string, end: CommandEnd, timeoutMs: number | undefined): StageEnd {
+  const run = end.run;
+  if (run?.outcome === 'spawn-error')
+    throw new CommandFailedError(
+      'rpi.command-failed',
+      { command, exitCode: null, signal: null, outputTail: run.outputTail },
+      run.error ?? 'could not be started',
+    );
+  const detail =
+    run?.outcome === 'timed-out'
+      ? `timed out after ${Math.round((timeoutMs ?? 0) / 1000)} s`
+      : end.exitCode !== null
+        ? `exit ${end.exitCode}`
+        : `signal ${run?.signal ?? 'unknown'}`;
+  return { done: end.exitCode === 0 && run?.outcome !== 'timed-out', exitCode: end.exitCode, detail };
+}
+
+/**
+ * The records a resumed run's transcript already holds. A record cut off by the kill is removed
+ * (the transcript is the run's own file); the replay writes it again whole.
+ */
+export async function resumeTranscript(path: string): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return 0;
+  }
+  const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+  if (complete !== text) await writeFile(path, complete);
+  return complete.split('\n').filter((line) => line.trim() !== '').length;
 }
 
 interface Intent {
@@ -407,18 +591,34 @@ export function projectRpiTranscript(step: TranscriptStep): TranscriptFields {
 }
 
 /**
- * The worktree, run directory and transcript of an RPI or crank run: the caller's choices, or a
- * fresh `<git dir>/loopchart/<kind>/<run id>/` holding `transcript.jsonl`.
+ * The worktree, run directory and transcript of an RPI or crank run: the caller's run directory;
+ * else the unfinished run of this kind in the worktree (resumed, unless `fresh` leaves it); else a
+ * fresh `<git dir>/loopchart/<kind>/<run id>/`. The transcript is the caller's, else
+ * `<run dir>/transcript.jsonl`.
  */
 export async function runPaths(
-  options: { readonly repo: string; readonly runDir?: string; readonly transcriptPath?: string },
+  options: {
+    readonly repo: string;
+    readonly runDir?: string;
+    readonly transcriptPath?: string;
+    readonly fresh?: boolean;
+  },
   kind: 'rpi' | 'crank',
 ): Promise<{ worktree: string; runDir: string; transcriptPath: string }> {
-  const runDirectory = await createRunDirectory(resolve(options.repo), kind);
-  const runDir = options.runDir ? resolve(options.runDir) : runDirectory.path;
+  const { worktree, kindDir } = await locateRunHome(resolve(options.repo), kind);
+  let runDir: string;
+  if (options.runDir) runDir = resolve(options.runDir);
+  else {
+    const unfinished = await findUnfinishedRun(kindDir);
+    if (unfinished !== null && options.fresh) await abandonRun(unfinished);
+    runDir =
+      unfinished !== null && !options.fresh
+        ? unfinished
+        : (await createRunDirectory(resolve(options.repo), kind)).path;
+  }
   await mkdir(runDir, { recursive: true });
   const transcriptPath = options.transcriptPath
     ? resolve(options.transcriptPath)
     : join(runDir, 'transcript.jsonl');
-  return { worktree: runDirectory.worktree, runDir, transcriptPath };
+  return { worktree, runDir, transcriptPath };
 }

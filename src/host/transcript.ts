@@ -55,6 +55,11 @@ export interface TranscriptOptions {
   readonly project: (step: TranscriptStep) => TranscriptFields | null;
   /** The clock; defaults to `new Date()`. */
   readonly now?: () => Date;
+  /**
+   * Records already in the file from the run this one resumes: the replay produces them again in
+   * the same order, so the first `alreadyWritten` records are counted but not appended twice.
+   */
+  readonly alreadyWritten?: number;
 }
 
 /** A transcript recorder: hand `inspect` to `createActor`. */
@@ -134,7 +139,8 @@ export function createTranscriptRecorder(options: TranscriptOptions): Transcript
       ...(fields.closing === undefined ? {} : { closing: fields.closing }),
       ...(fields.data === undefined ? {} : { data: fields.data }),
     };
-    appendFileSync(options.path, serializeTranscriptRecord(record));
+    if (count >= (options.alreadyWritten ?? 0))
+      appendFileSync(options.path, serializeTranscriptRecord(record));
     count++;
   };
   return { inspect, written: () => count };

@@ -53,3 +53,8 @@ export function bundledCyberCli(): Promise<string> {
 export function bundledLoopCommandCli(): Promise<string> {
   return bundle('loop-command-entry.ts', 'loop-command-cli.mjs');
 }
+
+/** The absolute path of the bundled `loopchart rpi` and `crank` (`node <path> rpi ...`). */
+export function bundledRpiCli(): Promise<string> {
+  return bundle('rpi-cli-entry.ts', 'rpi-cli.mjs');
+}

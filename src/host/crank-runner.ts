@@ -135,7 +135,10 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
   const exclusions = [runDir, transcriptPath]
     .map((path) => relative(worktree, path))
     .filter((path) => path !== '' && !path.startsWith('..') && !isAbsolute(path))
-    .map((path) => path.split(sep).join('/'));
+    .map((path) => path.split(sep).join('/'))
+    // Git never lists its own directory; naming a run directory there would only make the
+    // manifest (and so the digest) depend on the run's id.
+    .filter((path) => path !== '.git' && !path.startsWith('.git/'));
   // The wave's facts: HEAD and the whole worktree, checked on resume when no lane is in flight.
   const facts = async (): Promise<WorktreeFacts> => ({
     head: await git.revParseHead(),

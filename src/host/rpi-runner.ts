@@ -194,7 +194,10 @@ async function runRpi(
   const exclusions = [runDir, transcriptPath]
     .map((path) => relative(worktree, path))
     .filter((path) => path !== '' && !path.startsWith('..') && !isAbsolute(path))
-    .map((path) => path.split(sep).join('/'));
+    .map((path) => path.split(sep).join('/'))
+    // Git never lists its own directory; naming a run directory there would only make the
+    // manifest (and so the digest) depend on the run's id.
+    .filter((path) => path !== '.git' && !path.startsWith('.git/'));
 
   const commonEnv = {
     ...options.env,

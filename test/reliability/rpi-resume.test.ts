@@ -10,7 +10,7 @@
  * runs (the command survives, or dies with it), and check the named refusals.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,10 @@ beforeAll(() => {
   scripts = mkdtempSync(join(tmpdir(), 'loopchart-rpi-resume-'));
   writeFileSync(join(scripts, 'implement.sh'), IMPLEMENTER);
   writeFileSync(join(scripts, 'validate.sh'), VALIDATOR);
-  Object.assign(process.env, ISOLATED_GIT_ENV, { GIT_AUTHOR_DATE: FIXED_DATE, GIT_COMMITTER_DATE: FIXED_DATE });
+  Object.assign(process.env, ISOLATED_GIT_ENV, {
+    GIT_AUTHOR_DATE: FIXED_DATE,
+    GIT_COMMITTER_DATE: FIXED_DATE,
+  });
 });
 afterAll(() => {
   for (const repo of repos) repo.remove();
@@ -66,7 +69,10 @@ function subject(options: { gate?: string; validator?: string } = {}): Subject {
   repos.push(repo);
   repo.commit('subject', { 'src/app.txt': 'v0\n', 'notes/user.txt': 'the user’s notes\n' });
   repo.write('scratch.txt', 'untracked work of the user\n');
-  const log = join(scripts, `calls-${counter}.log`);
+  // Under the git directory, so commands name it the same way in every repository (the final CI
+  // command is part of the report) and git never lists it.
+  const logName = '.git/calls.log';
+  const log = join(repo.dir, logName);
   writeFileSync(log, '');
   const sh = (script: string, ...rest: string[]) =>
     ['sh', join(scripts, script), ...rest].map((a) => JSON.stringify(a)).join(' ');
@@ -76,13 +82,13 @@ function subject(options: { gate?: string; validator?: string } = {}): Subject {
     args: [
       'rpi',
       '--plan',
-      `echo plan >> ${JSON.stringify(log)}`,
+      `echo plan >> ${logName}`,
       '--implementer',
-      sh('implement.sh', log, options.gate ?? ''),
+      sh('implement.sh', logName, options.gate ?? ''),
       '--validator',
-      options.validator ?? sh('validate.sh', log),
+      options.validator ?? sh('validate.sh', logName),
       '--final-ci',
-      `echo ci >> ${JSON.stringify(log)}`,
+      `echo ci >> ${logName}`,
       '--repair-rounds',
       '1',
       '--root',
@@ -131,7 +137,7 @@ describe('loopchart rpi resumes after a SIGKILL', () => {
     let boundaries = 0;
     for (let crashAfter = 1; crashAfter < 80; crashAfter += 1) {
       const run = subject();
-      const { killed, last } = await crashThenResume(run.args, crashAfter);
+      const { killed, last, processes } = await crashThenResume(run.args, crashAfter);
       expect(last.code, `${last.stderr} (crash after ${crashAfter})`).toBe(0);
       expect(comparableResult(last.stdout), `crash after ${crashAfter}`).toEqual(reference.result);
       // Every command ran exactly as often as in the uninterrupted run: no round, validation or
@@ -139,7 +145,7 @@ describe('loopchart rpi resumes after a SIGKILL', () => {
       expect(calls(run.log), `crash after ${crashAfter}`).toEqual(EXPECTED_CALLS);
       expect(worktreeState(run.repo), `crash after ${crashAfter}`).toEqual(reference.state);
       if (!killed) break;
-      expect(JSON.parse(last.stdout).resumed).toBe(true);
+      expect(JSON.parse(last.stdout).resumed).toBe(processes > 1);
       boundaries += 1;
     }
     // Journal, Plan, implement, measure, validate, repair, measure, validate, final CI, the end.
@@ -183,19 +189,21 @@ describe('loopchart rpi resumes after a SIGKILL', () => {
   }, 60_000);
 
   it('refuses to resume when HEAD moved, the subject changed or the command differs (exit 2), and --fresh starts over', async () => {
-    // Killed right after round 0's validation was recorded: nothing that writes is in flight.
+    // Killed right after round 0's validation was recorded (side effect 14: the journal, then
+    // launch, spawn, end and record of Plan and of the implementation, the measurement, then the
+    // validator's four): nothing that writes is in flight.
     const run = subject();
-    const journalOf = () => {
-      const dir = join(run.repo.dir, '.git', 'loopchart', 'rpi');
-      return execFileSync('sh', ['-c', `cat ${JSON.stringify(dir)}/*/journal.json`], { encoding: 'utf8' });
+    const killed = await runRpiCli(run.args, { LOOPCHART_CRASH_AFTER: '14' });
+    expect(killed.signal).toBe('SIGKILL');
+    const runs = join(run.repo.dir, '.git', 'loopchart', 'rpi');
+    const [runId, ...others] = readdirSync(runs);
+    expect(others).toEqual([]);
+    const journal = JSON.parse(readFileSync(join(runs, String(runId), 'journal.json'), 'utf8')) as {
+      steps: { key: string; state: string }[];
     };
-    for (let crashAfter = 1; ; crashAfter += 1) {
-      const killed = await runRpiCli(run.args, { LOOPCHART_CRASH_AFTER: String(crashAfter) });
-      expect(killed.signal).toBe('SIGKILL');
-      const steps = (JSON.parse(journalOf()) as { steps: { key: string; state: string }[] }).steps;
-      if (steps.at(-1)?.key === 'validate:0:fresh' && steps.at(-1)?.state === 'done') break;
-    }
+    expect(journal.steps.at(-1)).toMatchObject({ key: 'validate:0:fresh', state: 'done' });
     const callsBefore = calls(run.log);
+    expect(callsBefore).toEqual(EXPECTED_CALLS.slice(0, 3));
 
     run.repo.write('src/app.txt', 'edited by someone else\n');
     const changed = await runRpiCli(run.args);

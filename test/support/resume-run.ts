@@ -64,8 +64,16 @@ export async function crashThenResume(
   args: readonly string[],
   crashAfter: number,
 ): Promise<{ killed: boolean; last: ProcessOutcome; processes: number }> {
+  // A process killed before it printed anything is rerun; one that printed its result is done.
   const first = await runRpiCli(args, { LOOPCHART_CRASH_AFTER: String(crashAfter) });
   if (first.signal !== 'SIGKILL') return { killed: false, last: first, processes: 1 };
+  // Killed after it printed its result: the outcome reached the caller (a rerun starts a new run).
+  if (first.stdout.trim() !== '')
+    return {
+      killed: true,
+      last: { ...first, code: (JSON.parse(first.stdout) as { exitCode: number }).exitCode },
+      processes: 1,
+    };
   let processes = 1;
   for (;;) {
     const next = await runRpiCli(args);

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { finalCiLine, type RiskDeclaration } from '../../machines/rpi.js';
 import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
-import { crashHookFromEnvironment } from '../host/crash-hook.js';
+import { crashAtHookFromEnvironment, crashHookFromEnvironment } from '../host/crash-hook.js';
 import { createRpiRunner, type RpiRunResult } from '../host/rpi-runner.js';
 import { presetHelp, RPI_AGENT_OPTIONS, rpiCommands } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
@@ -131,10 +131,20 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
   return exitCode;
 }
 
-/** The crash hook of tests (`LOOPCHART_CRASH_AFTER`, src/host/crash-hook.ts) as runner options. */
+/**
+ * The crash hooks of tests (`LOOPCHART_CRASH_AFTER=<n>`, `LOOPCHART_CRASH_AT=<name>[#k]`,
+ * src/host/crash-hook.ts) as runner options.
+ */
 export function sideEffectHook(): { onSideEffect?: (name: string, count: number) => void } {
-  const hook = crashHookFromEnvironment();
-  return hook === undefined ? {} : { onSideEffect: hook };
+  const hooks = [crashHookFromEnvironment(), crashAtHookFromEnvironment()].filter(
+    (hook) => hook !== undefined,
+  );
+  if (hooks.length === 0) return {};
+  return {
+    onSideEffect: (name, count) => {
+      for (const hook of hooks) hook(name, count);
+    },
+  };
 }
 
 function report(result: RpiRunResult, json: boolean | undefined, io: CliIo): number {

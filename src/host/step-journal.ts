@@ -1,18 +1,18 @@
 /**
  * The step journal of a resumable run (`loopchart rpi`, `loopchart crank`): every effect the
  * statechart asks for is one step with a stable key (`implement:0`, `validate:1:fresh`,
- * `lane:parser`, …), recorded in `<run dir>/journal.json` before it starts (launch intent, the
+ * `lane:parser`, …), recorded in `<run dir>/journal.jsonl` before it starts (launch intent, the
  * command's exit record path) and when it ends (its output or its error, and the worktree facts
  * right after it). The statecharts are deterministic over their actors' outputs, so a resumed run
  * creates a fresh actor and replays the recorded outputs: the actor reaches the state it was in,
  * and only the steps that never ended run. A command that ended while its runner was dead is
  * settled from the exit record its wrapper wrote (src/effects/durable-command.ts), never run again.
  *
- * The file lives in the run's directory under the git directory, outside the worktree, and is
- * rewritten atomically (temporary file, fsync, rename) at every change, so a reader sees a
- * whole journal before or after a step, never half of one.
+ * The file lives in the run's directory under the git directory, outside the worktree. It is an
+ * append-only run journal (run-journal.ts, shared with `loopchart cyber`): one line per change,
+ * flushed to disk before the run goes on; a line cut by a kill is dropped when it is read.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, LoopchartError } from '../common/errors.js';
 import { type Finding, formatFindings } from '../common/finding.js';
@@ -20,11 +20,11 @@ import { EffectAbortedError } from '../effects/abort.js';
 import { canonicalJson } from '../effects/canonical-json.js';
 import type { ChildRunResult, SpawnedChild } from '../effects/child-process.js';
 import { settleLaunchedCommand } from '../effects/durable-command.js';
-import { writeFileAtomic } from '../effects/files.js';
 import { tailOfFile } from '../effects/output-tail.js';
+import { appendJournal, type JournalEntry, readJournal as readJournalLines } from './run-journal.js';
 
 /** The journal's file name inside a run directory. */
-export const JOURNAL_FILE = 'journal.json';
+export const JOURNAL_FILE = 'journal.jsonl';
 
 /** What the worktree looked like after a step: HEAD and the subject digest (null: not checked). */
 export interface WorktreeFacts {
@@ -109,7 +109,7 @@ export async function openStepJournal(options: OpenJournalOptions): Promise<Step
   const path = join(options.runDir, JOURNAL_FILE);
   const existing = await readJournal(path);
   if (existing === null) {
-    const journal = new StepJournal(path, options, {
+    const file: JournalFile = {
       version: 1,
       kind: options.kind,
       fingerprint: options.fingerprint,
@@ -118,9 +118,16 @@ export async function openStepJournal(options: OpenJournalOptions): Promise<Step
       finished: null,
       reported: false,
       abandoned: false,
+    };
+    appendJournal(path, {
+      kind: 'run',
+      version: 1,
+      command: file.kind,
+      fingerprint: file.fingerprint,
+      start: file.start,
     });
-    await journal.write('journal created');
-    return journal;
+    options.onSideEffect?.('journal created');
+    return new StepJournal(path, options, file);
   }
   if (
     existing.kind !== options.kind ||
@@ -166,9 +173,7 @@ export async function findUnfinishedRun(kindDir: string): Promise<string | null>
  */
 export async function abandonRun(runDir: string): Promise<void> {
   const path = join(runDir, JOURNAL_FILE);
-  const journal = await readJournal(path);
-  if (journal !== null)
-    await writeFileAtomic(path, `${JSON.stringify({ ...journal, abandoned: true }, null, 2)}\n`);
+  if ((await readJournal(path)) !== null) appendJournal(path, { kind: 'abandoned' });
 }
 
 /**
@@ -182,16 +187,41 @@ export function readStepJournal(runDir: string): Promise<JournalFile | null> {
 }
 
 async function readJournal(path: string): Promise<JournalFile | null> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return null;
-  }
-  const parsed = JSON.parse(text) as JournalFile;
-  if (parsed.version !== 1 || !Array.isArray(parsed.steps))
+  const entries = await readJournalLines(path);
+  if (entries.length === 0) return null;
+  const [first, ...rest] = entries;
+  if (first?.kind !== 'run' || first.version !== 1)
     throw new InputError('run.journal-unreadable', `${path} is not a loopchart step journal`);
-  return parsed;
+  let file: JournalFile = {
+    version: 1,
+    kind: String(first.command),
+    fingerprint: first.fingerprint,
+    start: first.start as WorktreeFacts,
+    steps: [],
+    finished: null,
+    reported: false,
+    abandoned: false,
+  };
+  for (const entry of rest) file = applyEntry(file, entry);
+  return file;
+}
+
+/** The journal after one more line. */
+function applyEntry(file: JournalFile, entry: JournalEntry): JournalFile {
+  switch (entry.kind) {
+    case 'step': {
+      const record = entry.step as StepRecord;
+      return { ...file, steps: [...file.steps.filter((step) => step.key !== record.key), record] };
+    }
+    case 'finished':
+      return { ...file, finished: entry.outcome };
+    case 'reported':
+      return { ...file, reported: true };
+    case 'abandoned':
+      return { ...file, abandoned: true };
+    default:
+      return file;
+  }
 }
 
 /** How a command step's command ended, from the live run or from its wrapper's exit record. */
@@ -212,7 +242,6 @@ export interface CommandLaunch {
 /** A run's step journal (see the module comment). */
 export class StepJournal {
   private file: JournalFile;
-  private chain: Promise<unknown> = Promise.resolve();
 
   /** @internal use {@link openStepJournal} */
   constructor(
@@ -240,27 +269,15 @@ export class StepJournal {
     return this.file.finished;
   }
 
-  /** @internal writes the journal and reports the side effect */
-  async write(name: string): Promise<void> {
-    await writeFileAtomic(this.path, `${JSON.stringify(this.file, null, 2)}\n`);
+  // One line, flushed before the run goes on; parallel steps (crank's lanes) append in turn.
+  private async update(name: string, entry: JournalEntry): Promise<void> {
+    appendJournal(this.path, entry);
+    this.file = applyEntry(this.file, entry);
     this.options.onSideEffect?.(name);
   }
 
-  // Journal writes of parallel steps (crank's lanes) are serialized.
-  private update(name: string, change: (file: JournalFile) => JournalFile): Promise<void> {
-    const next = this.chain.then(async () => {
-      this.file = change(this.file);
-      await this.write(name);
-    });
-    this.chain = next.catch(() => undefined);
-    return next;
-  }
-
   private put(record: StepRecord, name: string): Promise<void> {
-    return this.update(name, (file) => {
-      const steps = file.steps.filter((step) => step.key !== record.key);
-      return { ...file, steps: [...steps, record] };
-    });
+    return this.update(name, { kind: 'step', step: record });
   }
 
   /** @internal the consistency check of a resumed run */
@@ -406,12 +423,12 @@ export class StepJournal {
 
   /** Records the run's outcome (the statechart's output). */
   finish(outcome: unknown): Promise<void> {
-    return this.update('run finished', (file) => ({ ...file, finished: outcome }));
+    return this.update('run finished', { kind: 'finished', outcome });
   }
 
   /** Records that the outcome reached the caller: a rerun of the same command starts a new run. */
   markReported(): Promise<void> {
-    return this.update('run reported', (file) => ({ ...file, reported: true }));
+    return this.update('run reported', { kind: 'reported' });
   }
 }
 

@@ -14,7 +14,7 @@ import { shellCheckCommand } from '../cybernetic/shell-check.js';
 import type { TerminalRecord } from '../cybernetic/terminal-record.js';
 import { resolveWorktreeRoot } from '../effects/worktree-root.js';
 import { crashAtHookFromEnvironment, crashHookFromEnvironment } from '../host/crash-hook.js';
-import { closeCyberneticRun, runCyberneticLoop } from '../host/cybernetic-runner.js';
+import { runCyberneticLoop } from '../host/cybernetic-runner.js';
 import { describeCheckResult } from '../host/cybernetic-transcript.js';
 import { AGENT_OPTIONS, agentChoice, presetHelp, useToolVariable } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
@@ -178,6 +178,7 @@ export const cyberCommand: CliCommand = {
     // Test hooks (crash-hook.ts): a SIGKILL right after a counted or a named side effect.
     const crashAfter = crashHookFromEnvironment();
     const crashAt = crashAtHookFromEnvironment();
+    let exitCode = 1;
     const crash =
       crashAfter === undefined && crashAt === undefined
         ? undefined
@@ -185,10 +186,12 @@ export const cyberCommand: CliCommand = {
             crashAfter?.(name, count);
             crashAt?.(name, count);
           };
-    const result = await runCyberneticLoop({
+    await runCyberneticLoop({
       signal: interruption.signal,
-      // The record is closed only once it is printed: a kill before that lets a rerun print it.
-      deferClose: true,
+      // The run is closed only once its record is printed: a kill before that lets a rerun print it.
+      beforeClose: (ran) => {
+        exitCode = report(io, json, interruption.signal, ran);
+      },
       ...(crash === undefined ? {} : { onSideEffect: crash }),
       onResume: ({ runDir, steps, ended }) =>
         progress.write(
@@ -237,11 +240,7 @@ export const cyberCommand: CliCommand = {
     }).finally(() => {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     });
-    try {
-      return report(io, json, interruption.signal, result);
-    } finally {
-      await closeCyberneticRun(worktree, result.runDir);
-    }
+    return exitCode;
   },
 };
 

@@ -128,10 +128,11 @@ export interface CyberneticRunnerOptions {
     readonly ended: boolean;
   }) => void;
   /**
-   * Leave the run open when it ends: the caller reports the record first, then calls
-   * {@link closeCyberneticRun}, so that a kill before the report lets a rerun report it again.
+   * Reports the result (prints it) before the run is closed, still under the worktree lock: a
+   * kill before the report ends leaves the run open, so a rerun of the same command reports it
+   * again instead of starting a new run.
    */
-  readonly deferClose?: boolean;
+  readonly beforeClose?: (result: CyberneticRunResult) => void | Promise<void>;
 }
 
 /** What {@link runCyberneticLoop} returns. */
@@ -728,8 +729,15 @@ async function runCyberneticLoopLocked(options: CyberneticRunnerOptions): Promis
     throw new CyberneticRunError(`the cybernetic loop failed: ${messageOf(snapshot.error)} (${restored})`);
   }
   if (plan === null || !plan.ended) session.end();
-  if (options.deferClose !== true) await close();
-  return { ...(snapshot.output as CyberneticLoopOutput), transcriptPath, runDir, resumed: plan !== null };
+  const result = {
+    ...(snapshot.output as CyberneticLoopOutput),
+    transcriptPath,
+    runDir,
+    resumed: plan !== null,
+  };
+  await options.beforeClose?.(result);
+  await close();
+  return result;
 }
 
 /** A run id: a UTC timestamp and a random suffix (as run-directory.ts names RPI and crank runs). */
@@ -754,18 +762,6 @@ async function transcriptEvents(path: string): Promise<string[]> {
     .split('\n')
     .slice(0, -1)
     .map((line) => String((JSON.parse(line) as { event?: unknown }).event));
-}
-
-/**
- * Closes a run whose record the caller has now reported (with `deferClose`): a rerun of the same
- * command after this starts a new run instead of reporting this one again.
- *
- * @param worktree the worktree root
- * @param runDir the run directory {@link runCyberneticLoop} returned
- */
-export async function closeCyberneticRun(worktree: string, runDir: string): Promise<void> {
-  appendJournal(journalPathOf(runDir), { kind: 'closed' });
-  await releasePointer(await resolveGitDir(worktree), runDir);
 }
 
 export {

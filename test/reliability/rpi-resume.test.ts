@@ -187,6 +187,29 @@ describe('loopchart rpi resumes after a SIGKILL', () => {
     3_600_000,
   );
 
+  it('replays a recorded effect error: a run killed after a validator record was refused ends with the same error', async () => {
+    const garbage = `echo "validate $LOOPCHART_ROUND $LOOPCHART_LEG" >> .git/calls.log; echo 'not a record'`;
+    const reference = subject({ validator: garbage });
+    const expected = await runRpiCli(reference.args);
+    expect(expected.code).toBe(2);
+    expect(JSON.parse(expected.stdout).error.code).toBe('rpi.validator-output-not-json');
+
+    const run = subject({ validator: garbage });
+    const { killed, last } = await crashThenResume(run.args, 'validate:0:fresh done');
+    expect(killed).toBe(true);
+    expect(last.code).toBe(2);
+    const { transcript: _t, resumed, ...rest } = JSON.parse(last.stdout);
+    const { transcript: _u, resumed: _r, ...want } = JSON.parse(expected.stdout);
+    expect(resumed).toBe(true);
+    // The message names the run's own log file; everything else is the uninterrupted run's.
+    const strip = (value: { error: { message: string } }) => ({
+      ...value,
+      error: { ...value.error, message: value.error.message.replace(/\(log: .*\)$/, '') },
+    });
+    expect(strip(rest)).toEqual(strip(want));
+    expect(calls(run.log)).toEqual(['plan', 'implement 0', 'validate 0 fresh']);
+  }, 300_000);
+
   it('waits for a command that outlived its runner and uses its result, never running it twice', async () => {
     const gate = join(scripts, `gate-${counter + 1}`);
     const run = subject({ gate });

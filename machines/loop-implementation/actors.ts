@@ -31,6 +31,8 @@ function notProvided(name: string) {
 export interface InspectWorkspaceInput {
   readonly ledgerPath: string;
   readonly specPath: string;
+  /** A coordinated run's checkouts (member -> path): their HEADs are read as `legHeads`. */
+  readonly legCheckouts?: Readonly<Record<string, string>>;
 }
 
 /** Input of `refresh`. */
@@ -38,6 +40,8 @@ export interface RefreshInput {
   readonly ledgerPath: string;
   /** The ledger base: commits since it are read. */
   readonly base: string;
+  /** A coordinated run's checkouts (member -> path): their HEADs are read as `legHeads`. */
+  readonly legCheckouts?: Readonly<Record<string, string>>;
 }
 
 /** Input of `resolveImplModel`: the row (or verification repair) the escalated round is for. */
@@ -87,6 +91,8 @@ export interface JobsCleanup {
 /** Input of `resetCheckout` and `discardChanges`: the commit the checkout returns to. */
 export interface CheckoutHeadInput {
   readonly head: string;
+  /** A coordinated run's companion member whose checkout is reset (home when absent). */
+  readonly leg?: string;
 }
 
 /** Output of `resetCheckout` and `discardChanges`: whether the tree is clean afterwards. */
@@ -160,15 +166,13 @@ export const loopActors = {
    * Reads HEAD, dirt, the ledger, the spec, a pending tuple's before-image, and the reservation
    * `reserveDispatch` stored (with the subjects of the commits since its HEAD_BEFORE).
    */
-  inspectWorkspace: fromPromise<WorkspaceFacts, { ledgerPath: string; specPath: string }>(
-    notProvided('inspectWorkspace'),
-  ),
+  inspectWorkspace: fromPromise<WorkspaceFacts, InspectWorkspaceInput>(notProvided('inspectWorkspace')),
   /** Resolves the allowance setting and `loopEngine.escalateAfter` once per run. */
   resolveSettings: fromPromise<LoopSettings, Record<string, never>>(notProvided('resolveSettings')),
   /** Writes the ledger (and the spec for amendments) and makes exactly one commit. */
   commitLedger: fromPromise<{ head: string }, CommitRequest>(notProvided('commitLedger')),
   /** Reads the ledger on disk and every commit since the ledger base. */
-  refresh: fromPromise<RefreshFacts, { ledgerPath: string; base: string }>(notProvided('refresh')),
+  refresh: fromPromise<RefreshFacts, RefreshInput>(notProvided('refresh')),
   /** Resolves `escalationLoop.implModel`; `null` when neither a configured nor a main-loop model exists. */
   resolveImplModel: fromPromise<{ model: string | null }, { row: number | 'verify' }>(
     notProvided('resolveImplModel'),
@@ -214,7 +218,7 @@ export const loopActors = {
     notProvided('cleanupJobs'),
   ),
   /** Interrupted recovery step 3: `reset --hard HEAD_BEFORE` and `clean -fd`, then checks the tree. */
-  resetCheckout: fromPromise<{ clean: boolean }, { head: string }>(notProvided('resetCheckout')),
+  resetCheckout: fromPromise<{ clean: boolean }, CheckoutHeadInput>(notProvided('resetCheckout')),
   /** After a durable admission or repair: deletes the dispatch's jobs file and clears the reservation. */
   finishDispatch: fromPromise<Record<string, never>, { plan: DispatchPlan }>(notProvided('finishDispatch')),
   /** Discards unowned dirt after explicit human authorization (commit-boundary stop). */

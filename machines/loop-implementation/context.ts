@@ -50,6 +50,11 @@ export interface WorkspaceFacts {
    * commit removed the tuple from the ledger): see `reservationInFlight`.
    */
   readonly reservation?: ReservationFacts | null;
+  /**
+   * A coordinated run: HEAD of every member's checkout (home included), read with that checkout's
+   * own git (`input.legCheckouts`). The seed records them as the members' bases.
+   */
+  readonly legHeads?: Readonly<Record<string, string>>;
 }
 
 /** Settings held for the run (resolved once at entry). */
@@ -86,6 +91,12 @@ export interface BoundaryFacts {
    * admitted ledger, or the return is a validation miss.
    */
   readonly actionRecords?: readonly ActionRecord[];
+  /**
+   * A companion dispatch (§3.20): home at the boundary. `head` is home HEAD now (it must still be
+   * the dispatch's home HEAD) and `porcelain` home's `status --porcelain` minus the reserved
+   * ledger (it must be empty). The fields above describe the companion checkout.
+   */
+  readonly home?: { readonly head: string; readonly porcelain: string };
 }
 
 /** What `refresh` reads: the durable state the loop rebuilds itself from. */
@@ -100,6 +111,8 @@ export interface RefreshFacts {
   readonly history?: LoopHistory;
   /** Commits since the ledger base, oldest first, with their ledgers: replayed here when `history` is absent. */
   readonly commits?: readonly CommitFact[];
+  /** A coordinated run: HEAD of every member's checkout (home included), as read now. */
+  readonly legHeads?: Readonly<Record<string, string>>;
 }
 
 /** A ledger (and optionally spec) write plus one commit. */
@@ -253,6 +266,8 @@ export interface LoopContext {
   readonly pendingChoice: CommitRequest | null;
   /** Full SHA of HEAD as last read. */
   readonly head: string | null;
+  /** A coordinated run: HEAD of every member's checkout as last read (`null` for a single leg). */
+  readonly legHeads: Readonly<Record<string, string>> | null;
   /** Internal error text, when an effect failed unexpectedly. */
   readonly error: string | null;
 }

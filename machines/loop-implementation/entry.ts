@@ -2,30 +2,11 @@
  * Entry: seed a fresh ledger from the spec, or restore an admitted one from disk and history.
  */
 import { assign } from 'xstate';
-import { finding } from '../../src/common/finding.js';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
-import { isCoordinated, memberNames } from '../../src/gauntlet/leg-entries.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
-import type { Spec } from '../../src/gauntlet/types.js';
 import { legacyLedgerInvalidState, legacyRestoreTransitions, migratingAllowanceState } from './legacy.js';
 import { loopSetup } from './setup.js';
 import { adoptedReservation, describeError, dirtDetail, headLedger, seedOf } from './views.js';
-
-/**
- * The statechart drives one leg until its coordinated regions land (issue 13): a spec declaring
- * several legs is a configuration error here rather than a run that would treat every row as home.
- */
-function singleLegOnly(spec: Spec) {
-  if (!isCoordinated(spec)) return [];
-  const members = memberNames(spec);
-  return [
-    finding(
-      'spec.legs.coordinated',
-      0,
-      `the spec declares ${members.length} legs (${members.join(', ')}); coordinated runs are not supported yet: list one member in ## Legs or remove the section`,
-    ),
-  ];
-}
 
 /** The `entry` region of the loop engine. */
 export const entryRegion = loopSetup.createStateConfig({
@@ -39,6 +20,7 @@ export const entryRegion = loopSetup.createStateConfig({
         input: ({ context }) => ({
           ledgerPath: context.input.ledgerPath,
           specPath: context.input.specPath,
+          ...(context.input.legCheckouts === undefined ? {} : { legCheckouts: context.input.legCheckouts }),
         }),
         onDone: {
           target: 'resolvingSettings',
@@ -51,10 +33,8 @@ export const entryRegion = loopSetup.createStateConfig({
               head: facts.head,
               specText: facts.specText,
               spec: parsedSpec?.spec ?? null,
-              specFindings: [
-                ...(parsedSpec?.findings ?? []),
-                ...(parsedSpec === null ? [] : singleLegOnly(parsedSpec.spec)),
-              ],
+              specFindings: parsedSpec?.findings ?? [],
+              legHeads: facts.legHeads ?? null,
               ledger: parsedLedger?.ledger ?? null,
               ledgerFindings: parsedLedger?.findings ?? [],
             };

@@ -10,6 +10,7 @@ import { reviewGuards } from './review-guards.js';
 import {
   beforeImageMissing,
   choiceApplies,
+  companionInFlight,
   escalationDue,
   headLedger,
   outcomeKind,
@@ -82,6 +83,11 @@ export const loopGuards = {
   seedMiss: ({ context }: GuardArgs) => outcomeKind(context) === 'miss' && context.plan?.target === 'seed',
   rowMiss: ({ context }: GuardArgs) => outcomeKind(context) === 'miss',
   admitted: ({ context }: GuardArgs) => outcomeKind(context) === 'admitted',
+  // coordinated legs (§3.20): where a companion's path differs from home's
+  companionMiss: ({ context }: GuardArgs) => outcomeKind(context) === 'miss' && companionInFlight(context),
+  companionAdmitted: ({ context }: GuardArgs) =>
+    outcomeKind(context) === 'admitted' && companionInFlight(context),
+  companionDispatch: ({ context }: GuardArgs) => companionInFlight(context),
   // interrupted recovery
   notOwned: ({ event }: GuardArgs) =>
     (event as unknown as { output: { owned: boolean } }).output.owned === false,

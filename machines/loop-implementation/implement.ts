@@ -39,6 +39,7 @@ export const implementRegion = loopSetup.createStateConfig({
         input: ({ context }) => ({
           ledgerPath: context.input.ledgerPath,
           base: headLedger(context).base,
+          ...(context.input.legCheckouts === undefined ? {} : { legCheckouts: context.input.legCheckouts }),
         }),
         onDone: {
           target: 'beforeDispatch',
@@ -47,6 +48,7 @@ export const implementRegion = loopSetup.createStateConfig({
             const ledger = parsed.ledger;
             return {
               head: event.output.head,
+              legHeads: event.output.legHeads ?? null,
               ledger,
               ledgerFindings: parsed.findings,
               history:
@@ -305,8 +307,18 @@ export const implementRegion = loopSetup.createStateConfig({
             }),
           },
         },
+        {
+          guard: 'companionMiss',
+          target: 'repairing',
+          description: 'companion miss: repair in home (`loop: repair row <n>` / `loop: repair seed`)',
+        },
         { guard: 'seedMiss', target: 'repairing', description: 'seed miss: seed repair' },
         { guard: 'rowMiss', target: 'repairing', description: 'ordinary miss: parent repair' },
+        {
+          guard: 'companionAdmitted',
+          target: '#loop-implementation.legs.recording',
+          description: 'companion admitted: record it in home',
+        },
         { guard: 'admitted', target: 'admitting', description: 'admitted' },
       ],
     },

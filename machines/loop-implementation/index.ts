@@ -17,6 +17,7 @@ import type { LoopOutput } from './context.js';
 import { entryRegion } from './entry.js';
 import { amendingInVerifyState, discardingState, humanStopRegion, redrawingState } from './human-stops.js';
 import { implementRegion } from './implement.js';
+import { legsRegion } from './legs.js';
 import { loopSetup } from './setup.js';
 import { verifyRegion } from './verify.js';
 import { redrawnText, redrawReason, STOPPED_BY_HUMAN } from './views.js';
@@ -94,12 +95,14 @@ export const loopImplementationMachine = loopSetup.createMachine({
     closure: null,
     pendingChoice: null,
     head: null,
+    legHeads: null,
     error: null,
   }),
   initial: 'entry',
   states: {
     entry: entryRegion,
     implement: implementRegion,
+    legs: legsRegion,
     humanStop: humanStopRegion,
     amendingInVerify: amendingInVerifyState,
     discarding: discardingState,

@@ -4,8 +4,7 @@
  * discard the person authorizes at a recovery-incomplete stop enters at the jobs step and passes
  * through action accounting too, so its repair body keeps every record the dispatch left.
  */
-import { assign, enqueueActions } from 'xstate';
-import { distinctActionRecords } from '../../src/gauntlet/action-records.js';
+import { enqueueActions } from 'xstate';
 import type { DispatchPlan } from '../../src/gauntlet/dispatch.js';
 import { loopSetup } from './setup.js';
 import { repairEdit } from './views.js';
@@ -70,13 +69,15 @@ export const recoveryRegion = loopSetup.createStateConfig({
         id: 'collectActionRecords',
         src: 'collectActionRecords',
         input: ({ context }) => ({ plan: context.plan as DispatchPlan }),
-        onDone: {
-          target: 'reset',
-          actions: assign({
-            actionRecords: ({ context, event }) =>
-              distinctActionRecords([...context.actionRecords, ...event.output.actionRecords]),
-          }),
-        },
+        onDone: [
+          {
+            guard: 'companionDispatch',
+            target: '#loop-implementation.legs.resettingCompanion',
+            description: 'a companion dispatch: reset only the companion checkout',
+            actions: 'keepCollectedRecords',
+          },
+          { target: 'reset', actions: 'keepCollectedRecords' },
+        ],
         onError: { target: '#loop-implementation.failed', actions: 'storeError' },
       },
     },

@@ -37,6 +37,15 @@ export const loopSetup = setup({
     notice: emit((_, params: { text: string }) => ({ type: 'notice' as const, text: params.text })),
     /** The reserved ledger (bump and tuple) is now the ledger on disk. */
     keepReserved: assign({ ledger: ({ context }) => (context.plan as DispatchPlan).reserved }),
+    /** Action accounting (§3.19): the records the dispatch left join the retained ones. */
+    keepCollectedRecords: assign({
+      actionRecords: ({ context, event }) =>
+        distinctActionRecords([
+          ...context.actionRecords,
+          ...(event as unknown as { output: { actionRecords: LoopContext['actionRecords'] } }).output
+            .actionRecords,
+        ]),
+    }),
     /** Keeps what the child reported. */
     keepChildReport: assign({ child: ({ event }) => (event as unknown as { output: ChildReport }).output }),
     /** A dispatch that failed to run is a `dispatch error` return. */

@@ -7,6 +7,12 @@ import type { Finding } from '../../src/common/finding.js';
 import { amendSpecText } from '../../src/gauntlet/amendment.js';
 import { amendmentEntries } from '../../src/gauntlet/amendment-items.js';
 import {
+  companionRecordEdit,
+  dispatchLeg,
+  isCompanionTuple,
+  validateLegReturn,
+} from '../../src/gauntlet/companion.js';
+import {
   type DispatchPlan,
   planDispatch,
   reservationInFlight,
@@ -33,7 +39,7 @@ import { evaluateRules, type RulesOutcome } from '../../src/gauntlet/rules.js';
 import { seedLedger } from '../../src/gauntlet/seed.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
-import { type ReturnOutcome, validateReturn } from '../../src/gauntlet/validate.js';
+import type { ReturnOutcome } from '../../src/gauntlet/validate.js';
 import { type VerificationReturnOutcome, validateVerificationReturn } from '../../src/gauntlet/verify.js';
 import type {
   BoundaryFacts,
@@ -85,7 +91,8 @@ export function returnOutcomeOf(context: LoopContext): ReturnOutcome | null {
 export function returnOutcome(context: LoopContext): ReturnOutcome | null {
   const { plan, boundary, child } = context;
   if (plan === null || child === null || boundary === null || plan.target === 'verify') return null;
-  return validateReturn({
+  const home = boundary.home;
+  return validateLegReturn({
     target: plan.target,
     iteration: plan.iteration,
     pending: plan.pending,
@@ -94,6 +101,9 @@ export function returnOutcome(context: LoopContext): ReturnOutcome | null {
     ...(boundary.commit === null ? {} : { commit: boundary.commit }),
     ...headLedgerFacts(boundary),
     retainedActionRecords: context.actionRecords,
+    ...(home === undefined
+      ? {}
+      : { home: { headBefore: plan.homeHead ?? home.head, head: home.head, porcelain: home.porcelain } }),
   });
 }
 
@@ -186,7 +196,7 @@ export function planFromRules(
     return planDispatch({
       ledger,
       target: 'seed',
-      head,
+      ...legOf(context, ledger, 'seed', head),
       hint: outcome.hint,
       previousDecision: null,
       actionRecords,
@@ -195,13 +205,55 @@ export function planFromRules(
     return planDispatch({
       ledger,
       target: outcome.row,
-      head,
+      ...legOf(context, ledger, outcome.row, head),
       hint: outcome.hint,
       previousDecision: outcome.previousDecision === 'none' ? null : outcome.previousDecision,
       model,
       actionRecords,
     });
   throw new Error(`the ordered table selected no dispatch (${outcome.kind})`);
+}
+
+/**
+ * Where a dispatch goes (§3.20): the tuple's repo (the member of a coordinated run, `home` for a
+ * single leg) and HEAD_BEFORE, the selected checkout's HEAD; a companion dispatch also keeps home
+ * HEAD, which must not move while the companion works.
+ */
+export function legOf(
+  context: LoopContext,
+  ledger: Ledger,
+  target: number | 'seed',
+  homeHead: string,
+): { repo: string; head: string; homeHead?: string } {
+  const repo = dispatchLeg(ledger, target);
+  const pending = { target, repo, head: homeHead };
+  if (!isCompanionTuple(ledger, pending)) return { repo, head: homeHead };
+  const head = context.legHeads?.[repo];
+  if (head === undefined)
+    throw new Error(`the checkout of leg ${repo} was not read (no --leg ${repo}=<path>?)`);
+  return { repo, head, homeHead };
+}
+
+/** The home commit recording the admitted companion return in flight (§3.20). */
+export function companionRecord(context: LoopContext): CommitRequest {
+  const plan = context.plan as DispatchPlan;
+  const outcome = returnOutcome(context);
+  const sha = context.boundary?.commit?.sha;
+  if (outcome?.kind !== 'admitted' || sha === undefined)
+    throw new Error('no admitted companion return to record');
+  return companionRecordEdit({
+    admitted: outcome.ledger,
+    changedRows: outcome.changedRows.map((c) => c.row),
+    pending: plan.pending,
+    companionSha: sha,
+    actionRecords: context.actionRecords,
+  });
+}
+
+/** Whether the dispatch in flight goes to a companion checkout (§3.20). */
+export function companionInFlight(context: LoopContext): boolean {
+  const plan = context.plan;
+  return plan !== null && plan.target !== 'verify' && isCompanionTuple(plan.saved, plan.pending);
 }
 
 /**
@@ -222,7 +274,12 @@ export function planFromDisk(context: LoopContext): DispatchPlan {
   const saved = savedText === null ? null : parseLedger(savedText).ledger;
   if (saved === null || reserved.pending === null)
     throw new Error('the pending dispatch has no recoverable before-image');
-  return restoredPlan(saved, reserved, context.workspace?.reservation?.plan);
+  return restoredPlan(
+    saved,
+    reserved,
+    context.workspace?.reservation?.plan,
+    isCompanionTuple(saved, reserved.pending) ? (context.workspace?.head ?? undefined) : undefined,
+  );
 }
 
 /**
@@ -355,6 +412,7 @@ export function seedOf(context: LoopContext) {
     base: context.workspace?.head ?? '',
     verification: context.input.verification,
     allowance: context.settings?.allowance,
+    ...(context.workspace?.legHeads === undefined ? {} : { memberBases: context.workspace.legHeads }),
   });
 }
 

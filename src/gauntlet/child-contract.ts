@@ -48,6 +48,18 @@ export const childTaskSchema = z
           ),
       })
       .nullable(),
+    leg: z
+      .object({
+        member: z.string(),
+        companion: z.boolean(),
+        home: z.string(),
+        homeLedger: z.string(),
+        homeSpec: z.string(),
+      })
+      .optional()
+      .describe(
+        'coordinated runs: the member worked on; a companion reads the home ledger and returns its rows and decisions in its commit body',
+      ),
   })
   .describe('loopchart child task (LOOPCHART_TASK)') satisfies z.ZodType<ChildTask>;
 

@@ -36,6 +36,11 @@ export interface DispatchPlan {
    * spelling. The child repeats each verbatim before any new spend.
    */
   readonly actionRecords: readonly string[];
+  /**
+   * A companion dispatch of a coordinated run (§3.20): home HEAD when the dispatch was planned
+   * (`pending.head` is the companion's HEAD). Home must not move while the companion works.
+   */
+  readonly homeHead?: string;
 }
 
 /** Input of {@link planDispatch}. */
@@ -53,6 +58,8 @@ export interface PlanDispatchInput {
   readonly actionRecords?: readonly string[];
   /** Repository identity of the tuple; `home` for a single-leg run. */
   readonly repo?: string;
+  /** Home HEAD of a companion dispatch ({@link DispatchPlan.homeHead}). */
+  readonly homeHead?: string;
 }
 
 /**
@@ -78,6 +85,7 @@ export function planDispatch(input: PlanDispatchInput): DispatchPlan {
     previousDecision: target === 'seed' ? 'none' : (input.previousDecision ?? 'none'),
     model: input.model ?? null,
     actionRecords: [...(input.actionRecords ?? [])],
+    ...(input.homeHead === undefined ? {} : { homeHead: input.homeHead }),
   };
 }
 
@@ -157,6 +165,27 @@ export interface ChildTask {
   readonly jobsFile: string;
   /** For a verification repair: the failing gate and the blocking-call contract; `null` otherwise. */
   readonly verification: VerificationTask | null;
+  /**
+   * A coordinated run (§3.20): the leg the child works in. For a companion `worktree` is the
+   * companion checkout and the home ledger is read (never written) at `homeLedger`; the child
+   * returns its rows and decisions in its commit body (docs/child-contract.md). Absent for a
+   * single-leg run.
+   */
+  readonly leg?: ChildTaskLeg;
+}
+
+/** The leg part of a coordinated run's task. */
+export interface ChildTaskLeg {
+  /** The member the dispatch goes to (the tuple's repo). */
+  readonly member: string;
+  /** Whether `member` is a companion (its checkout is not home). */
+  readonly companion: boolean;
+  /** Absolute path of the home worktree. */
+  readonly home: string;
+  /** Absolute path of the home ledger. */
+  readonly homeLedger: string;
+  /** Absolute path of the spec in home. */
+  readonly homeSpec: string;
 }
 
 /** Where the host put the dispatch's files. */
@@ -179,7 +208,11 @@ export interface TaskPaths {
 export function childTask(
   plan: DispatchPlan,
   paths: TaskPaths,
-  extra: { actionRecords?: readonly ActionRecord[]; verification?: VerificationFailure | null } = {},
+  extra: {
+    actionRecords?: readonly ActionRecord[];
+    verification?: VerificationFailure | null;
+    leg?: ChildTaskLeg;
+  } = {},
 ): ChildTask {
   const kind = plan.target === 'seed' ? 'seed' : plan.target === 'verify' ? 'verify' : 'row';
   const [line1, line2] = formatAttribution(plan.pending, plan.iteration + 1).split('\n') as [string, string];
@@ -213,6 +246,7 @@ export function childTask(
       extra.verification === undefined || extra.verification === null
         ? null
         : { ...extra.verification, blockingCalls: BLOCKING_CALL_CONTRACT },
+    ...(extra.leg === undefined ? {} : { leg: extra.leg }),
   };
 }
 
@@ -226,9 +260,15 @@ export function childTask(
  * @param saved the ledger at the tuple's HEAD (committed before the bump)
  * @param reserved the ledger on disk, carrying the tuple
  * @param stored the plan stored at reservation, if any
+ * @param homeHead a companion tuple's home HEAD when no stored plan says it (home HEAD at resume)
  * @throws Error when `reserved` carries no tuple
  */
-export function restoredPlan(saved: Ledger, reserved: Ledger, stored?: DispatchPlan | null): DispatchPlan {
+export function restoredPlan(
+  saved: Ledger,
+  reserved: Ledger,
+  stored?: DispatchPlan | null,
+  homeHead?: string,
+): DispatchPlan {
   if (reserved.pending === null) throw new Error('the ledger on disk carries no pending tuple');
   const same =
     stored != null &&
@@ -244,6 +284,11 @@ export function restoredPlan(saved: Ledger, reserved: Ledger, stored?: DispatchP
     previousDecision: same ? stored.previousDecision : 'none',
     model: same ? stored.model : null,
     actionRecords: same ? [...(stored.actionRecords ?? [])] : [],
+    ...(same && stored.homeHead !== undefined
+      ? { homeHead: stored.homeHead }
+      : homeHead === undefined
+        ? {}
+        : { homeHead }),
   };
 }
 

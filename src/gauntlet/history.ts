@@ -556,9 +556,9 @@ class Replay {
     const subject = this.subjects[index] as CommitSubject;
     const added = yield* this.addedDecisions(index);
     if (added === null) return null;
-    if (subject.kind === 'seed-evidence')
+    if (subject.kind === 'seed-evidence' || (subject.kind === 'record-row' && subject.row === 0))
       return added.find((line) => parseDecision(line).kind === 'seed') ?? null;
-    if (subject.kind !== 'row') return null;
+    if (subject.kind !== 'row' && subject.kind !== 'record-row') return null;
     const row = subject.row;
     return (
       added.find((line) => {
@@ -636,6 +636,9 @@ function* previousDecisionOf(replay: Replay): Lazy<string | null> {
     const kind = (replay.subjects[i] as CommitSubject).kind;
     if (replay.isChild(i)) {
       if (!(yield* replay.isRejected(i))) return yield* replay.targetDecision(i);
+    } else if (kind === 'record-row') {
+      // A companion return the parent recorded (§3.20): its target's decision, never rejected.
+      return yield* replay.targetDecision(i);
     } else if (kind === 'repair-row') {
       if ((yield* replay.repairKind(i))?.kind === 'miss') return null;
     }

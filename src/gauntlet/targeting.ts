@@ -7,6 +7,7 @@
  * suggests, so the seed decision's `<first row to take>` is informational only (§6 A15).
  */
 
+import { seedLeg } from './companion.js';
 import { parseDecision } from './decisions.js';
 import type { LoopHistory } from './history.js';
 import type { Ledger, LedgerRow } from './types.js';
@@ -96,7 +97,9 @@ export function selectTarget(ledger: Ledger, history: LoopHistory): TargetSelect
   const open = lowest(ledger, 'open');
   if (failed === null && open === null) return null;
 
-  if (history.seedSurvival === null)
+  // A coordinated ledger seeds leg by leg: the seed is due while a leg with a non-cut row has
+  // `seeded <member>: no` (§3.20; docs/decisions/legs.md L7).
+  if (ledger.legs !== undefined ? seedLeg(ledger) !== null : history.seedSurvival === null)
     return {
       target: 'seed',
       why: 'seed-not-survived',

@@ -113,7 +113,8 @@ export const behaviourSchema = z.discriminatedUnion('do', [
 /** One dispatch's behaviour. */
 export type Behaviour = z.infer<typeof behaviourSchema>;
 
-const TARGET_KEY = /^(seed|verify|[1-9]\d*)$/;
+/** `seed`, `seed <member>` (a coordinated leg's seed), `verify` or a row number. */
+const TARGET_KEY = /^(seed|seed [a-z0-9][a-z0-9._-]*|verify|[1-9]\d*)$/;
 
 /**
  * One scripted review return: the JSON the reviewer writes (docs/review-contract.md), or `raw`
@@ -156,7 +157,8 @@ export const scriptSchema = z
      * Behaviours per target, in dispatch order. Entry k is used for the target's k-th dispatch
      * (0-based), counted from durable state: a row's attempts before the dispatch, the number of
      * `loop: repair seed` commits for the seed, of `loop: repair verification` commits for verify.
-     * The last entry repeats.
+     * The last entry repeats. In a coordinated run `seed <member>` scripts that leg's seed (it
+     * falls back to `seed`).
      */
     targets: z.record(z.string(), z.array(behaviourSchema).min(1)).superRefine((targets, context) => {
       for (const key of Object.keys(targets))

@@ -120,10 +120,20 @@ export function reserveDispatchActor(session: HostSession) {
     await writeDispatchRecord(session.files, record);
     const failure = plan.target === 'verify' ? session.lastGateFailure : null;
     // The task is the plan's (hint, previous decision, model, carried spend); the host adds paths.
+    const leg =
+      session.options.legCheckouts === undefined || plan.target === 'verify'
+        ? undefined
+        : {
+            member: plan.pending.repo,
+            companion: false,
+            home: worktree,
+            homeLedger: join(worktree, ledgerPath),
+            homeSpec: join(worktree, specPath),
+          };
     const task = childTask(
       plan,
       { worktree, ledger: ledgerPath, spec: specPath, returnFile, jobsFile },
-      { verification: failure },
+      { verification: failure, ...(leg === undefined ? {} : { leg }) },
     );
     await writeFileAtomic(taskFile, `${JSON.stringify(task, null, 2)}\n`);
     forgetStatus(session);

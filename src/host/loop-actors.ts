@@ -4,6 +4,7 @@
  * `createRunner` (runner.ts) does that for you.
  */
 import type { AnyActorLogic } from 'xstate';
+import type { BoundaryFacts, DispatchPlanInput } from '../../machines/loop-implementation/index.js';
 import { createGitPort, type GitPortOptions } from '../effects/git.js';
 import { resolveGitDir } from '../effects/git-dir.js';
 import {
@@ -14,12 +15,14 @@ import {
 } from './dispatch-actors.js';
 import type { HostOptions, HostSession } from './host-session.js';
 import {
-  checkProvenanceActor,
-  cleanupJobsActor,
-  collectActionRecordsActor,
-  discardChangesActor,
-  resetCheckoutActor,
-} from './recovery-actors.js';
+  byLeg,
+  companionOr,
+  companionProvenance,
+  readCompanionBoundary,
+  reserveCompanionDispatch,
+  resetByLeg,
+} from './leg-actors.js';
+import { cleanupJobsActor, collectActionRecordsActor, discardChangesActor } from './recovery-actors.js';
 import { finishBranchActor, runFixRoundActor, runReviewActor } from './review-actors.js';
 import { resolveImplModelActor, resolveSettingsActor } from './settings-actors.js';
 import { stateFilesOf } from './state-files.js';
@@ -81,15 +84,22 @@ export function createLoopActors(session: HostSession) {
     commitLedger: commitLedgerActor(session),
     refresh: refreshActor(session),
     resolveImplModel: resolveImplModelActor(session),
-    reserveDispatch: reserveDispatchActor(session),
-    dispatchChild: writes(dispatchChildActor(session)),
-    recoverDispatch: writes(recoverDispatchActor(session)),
-    readBoundary: readBoundaryActor(session),
-    checkProvenance: checkProvenanceActor(session),
-    collectActionRecords: collectActionRecordsActor(session),
-    cleanupJobs: cleanupJobsActor(session),
-    resetCheckout: resetCheckoutActor(session),
-    finishDispatch: finishDispatchActor(session),
+    // A dispatch whose tuple names a companion member works in that member's checkout (§3.20).
+    reserveDispatch: companionOr<DispatchPlanInput, Record<string, never>>(
+      session,
+      reserveDispatchActor,
+      (leg, input) => reserveCompanionDispatch(session, leg, input.plan, input.ledgerPath),
+    ),
+    dispatchChild: writes(byLeg(session, dispatchChildActor)),
+    recoverDispatch: writes(byLeg(session, recoverDispatchActor)),
+    readBoundary: companionOr<DispatchPlanInput, BoundaryFacts>(session, readBoundaryActor, (leg, input) =>
+      readCompanionBoundary(session, leg, input.plan, input.ledgerPath),
+    ),
+    checkProvenance: byLeg(session, (s) => companionProvenance(session, s)),
+    collectActionRecords: byLeg(session, collectActionRecordsActor),
+    cleanupJobs: byLeg(session, cleanupJobsActor),
+    resetCheckout: resetByLeg(session),
+    finishDispatch: byLeg(session, finishDispatchActor),
     discardChanges: writes(discardChangesActor(session)),
     runGates: writes(runGatesActor(session)),
     runReview: writes(runReviewActor(session)),

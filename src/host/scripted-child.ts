@@ -17,12 +17,14 @@ import { createGitPort, type GitPort } from '../effects/git.js';
 import { recordActionLine, recordJob } from '../effects/jobs.js';
 import { childTaskSchema } from '../gauntlet/child-contract.js';
 import { parseSubject } from '../gauntlet/commits.js';
+import { companionReturnLines } from '../gauntlet/companion.js';
 import type { ChildTask } from '../gauntlet/dispatch.js';
 import { parseLedger, serializeLedger } from '../gauntlet/ledger.js';
+import type { Ledger } from '../gauntlet/types.js';
 import { CHILD_ENV } from './child-environment.js';
 import type { Behaviour, ChildScript } from './child-script.js';
 import { REVIEW_ENV } from './review-actors.js';
-import { scriptedCommit } from './scripted-return.js';
+import { type ScriptedCommit, scriptedCommit } from './scripted-return.js';
 
 /** Where the scripted child writes its log lines (its stdout, which the host logs). */
 export type ChildLog = (line: string) => void;
@@ -62,7 +64,8 @@ export async function selectBehaviour(
 ): Promise<SelectedBehaviour> {
   const ledger = parseLedger(ledgerText).ledger;
   if (ledger === null) throw new InputError('script.ledger', `the ledger ${task.ledger} does not parse`);
-  const key = String(task.target);
+  const legSeed = task.target === 'seed' && task.leg !== undefined ? `seed ${task.leg.member}` : null;
+  const key = legSeed !== null && script.targets[legSeed] !== undefined ? legSeed : String(task.target);
   const list = script.targets[key];
   if (list === undefined)
     throw new InputError('script.target', `the script has no behaviours for target ${key}`);
@@ -127,10 +130,13 @@ export async function runScriptedChild(
     );
   const task = parsedTask.data as ChildTask;
   const git = createGitPort(task.worktree);
-  const ledgerPath = join(task.worktree, task.ledger);
+  // A companion of a coordinated run reads the home ledger and returns its rows in its commit body.
+  const companion = task.leg?.companion === true ? task.leg : null;
+  const homeGit = companion === null ? git : createGitPort(companion.home);
+  const ledgerPath = companion?.homeLedger ?? join(task.worktree, task.ledger);
   const ledgerText = await readFileIfExists(ledgerPath);
   if (ledgerText === null) throw new InputError('child.task', `the ledger ${task.ledger} does not exist`);
-  const { key, index, behaviour } = await selectBehaviour(script, task, ledgerText, git);
+  const { key, index, behaviour } = await selectBehaviour(script, task, ledgerText, homeGit);
   log(
     `scripted child: target ${key}, dispatch ${index + 1} of the script, iteration ${task.iteration}: ${behaviour.do}`,
   );
@@ -156,15 +162,22 @@ export async function runScriptedChild(
   // A child that drops its spend records from the ledger breaks the action-spend contract.
   const carried =
     behaviour.do === 'miss' && behaviour.violation === 'dropped-spend' ? [] : (behaviour.spend ?? []);
-  const commit = scriptedCommit(reserved, task, behaviour, carried);
-  const written = Object.entries(behaviour.files ?? {});
+  const scripted = scriptedCommit(reserved, task, behaviour, carried);
+  const commit = legReturn(scripted, reserved, task);
+  const written = Object.entries(
+    behaviour.files ??
+      (companion === null
+        ? {}
+        : { [`legs/${companion.member}-iteration-${task.iteration}.txt`]: `${key}\n` }),
+  );
   for (const [path, content] of written) await writeInWorktree(task.worktree, path, content);
-  if (commit.ledger !== null) await writeFileAtomic(ledgerPath, serializeLedger(commit.ledger));
+  if (commit.ledger !== null && companion === null)
+    await writeFileAtomic(ledgerPath, serializeLedger(commit.ledger));
 
   const mode = behaviour.commit ?? 'one';
   if (behaviour.do !== 'nothing' && mode !== 'none') {
     await git.commitFiles({
-      paths: [...written.map(([path]) => path), task.ledger],
+      paths: [...written.map(([path]) => path), ...(companion === null ? [task.ledger] : [])],
       subject: commit.subject,
       body: commit.body,
     });
@@ -187,6 +200,26 @@ export async function runScriptedChild(
     log(`scripted child: returned ${status}`);
   }
   return behaviour.exitCode ?? 0;
+}
+
+/**
+ * A coordinated run's return (docs/child-contract.md): a home-leg seed also sets its own
+ * `seeded <member>: yes`; a companion leaves the home ledger alone and writes its rows and
+ * decisions after the two attribution lines of its commit body.
+ */
+function legReturn(commit: ScriptedCommit, reserved: Ledger, task: ChildTask): ScriptedCommit {
+  const leg = task.leg;
+  const edited = commit.ledger;
+  if (leg === undefined || edited === null) return commit;
+  const seed = task.target === 'seed';
+  if (!leg.companion) {
+    if (!seed || edited.legs === undefined) return commit;
+    const members = edited.legs.members.map((m) => (m.name === leg.member ? { ...m, seeded: true } : m));
+    return { ...commit, ledger: { ...edited, legs: { ...edited.legs, members } } };
+  }
+  const [line1 = '', line2 = '', ...rest] = commit.body.split('\n');
+  const lines = companionReturnLines(reserved, edited, leg.member, seed);
+  return { ...commit, body: [line1, line2, ...lines, ...rest].join('\n') };
 }
 
 /**

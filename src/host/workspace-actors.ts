@@ -9,7 +9,9 @@ import { fromPromise } from 'xstate';
 import type {
   BoundaryFacts,
   CommitRequest,
+  InspectWorkspaceInput,
   RefreshFacts,
+  RefreshInput,
   WorkspaceFacts,
 } from '../../machines/loop-implementation/index.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
@@ -23,6 +25,7 @@ import { clearCommitIntent, recoverCommitIntent, writeCommitIntent } from './com
 import { listDispatchRecords, readDispatchRecord, updateDispatchRecord } from './dispatch-record.js';
 import { historyCacheRoot, readLoopHistory } from './history-facts.js';
 import { completedSideEffect, type HostSession } from './host-session.js';
+import { companionCheckout, readLegHeads } from './leg-actors.js';
 import {
   commitsBetween,
   forgetWorktree,
@@ -31,6 +34,10 @@ import {
   rememberWorktree,
 } from './worktree-facts.js';
 import { readWorktreeFile, unexpectedDirt } from './worktree-view.js';
+
+function legHeadsPart(legHeads: Record<string, string> | undefined): { legHeads?: Record<string, string> } {
+  return legHeads === undefined ? {} : { legHeads };
+}
 
 /** The reserved ledger a before-image and a tuple give (what reserveDispatch wrote). */
 function reservedFrom(savedText: string | null, reservedOnDisk: Ledger): string | null {
@@ -66,7 +73,7 @@ async function reservationOf(session: HostSession, head: string): Promise<Reserv
  * ended).
  */
 export function inspectWorkspaceActor(session: HostSession) {
-  return fromPromise<WorkspaceFacts, { ledgerPath: string; specPath: string }>(async ({ input }) => {
+  return fromPromise<WorkspaceFacts, InspectWorkspaceInput>(async ({ input }) => {
     const { git } = session;
     const worktree = session.options.worktree;
     await recoverCommitIntent(session.files.journal, git);
@@ -80,8 +87,11 @@ export function inspectWorkspaceActor(session: HostSession) {
     const onDisk = diskLedger === null ? null : parseLedger(diskLedger).ledger;
     if (onDisk?.pending != null) {
       const tuple = onDisk.pending;
+      // A companion tuple's HEAD is the companion's: its before-image is home's committed ledger
+      // (the coordinated-legs reference: "reconstruct the pre-dispatch ledger from home HEAD").
+      const rev = companionCheckout(session, tuple.repo) === null ? tuple.head : head;
       const [blob] = await git
-        .readBlobs([{ rev: tuple.head, path: input.ledgerPath }])
+        .readBlobs([{ rev, path: input.ledgerPath }])
         .catch((): (string | null)[] => [null]);
       savedLedgerText = blob ?? null;
       const record = await readDispatchRecord(session.files, onDisk.iterations - 1);
@@ -97,6 +107,7 @@ export function inspectWorkspaceActor(session: HostSession) {
       specText,
       savedLedgerText,
       reservation: await reservationOf(session, head),
+      ...legHeadsPart(await readLegHeads(session)),
     };
   });
 }
@@ -106,7 +117,7 @@ export function inspectWorkspaceActor(session: HostSession) {
  * commit left (one `git log`, one batched blob read for the commits not parsed before).
  */
 export function refreshActor(session: HostSession) {
-  return fromPromise<RefreshFacts, { ledgerPath: string; base: string }>(async ({ input }) => {
+  return fromPromise<RefreshFacts, RefreshInput>(async ({ input }) => {
     const { git } = session;
     const [head, ledgerText] = await Promise.all([
       observeHead(session),
@@ -115,7 +126,8 @@ export function refreshActor(session: HostSession) {
     if (ledgerText === null) throw new Error(`the ledger ${input.ledgerPath} is missing from the worktree`);
     const ledger = parseLedger(ledgerText).ledger;
     // An unparseable ledger stops the loop before any history is read (the machine's invalid state).
-    if (ledger === null) return { head, ledgerText, commits: [] };
+    const legHeads = legHeadsPart(await readLegHeads(session));
+    if (ledger === null) return { head, ledgerText, commits: [], ...legHeads };
     session.historyCacheRoot ??= await historyCacheRoot(git);
     const read = await readLoopHistory(git, {
       base: input.base,
@@ -128,7 +140,7 @@ export function refreshActor(session: HostSession) {
       commitsSince: (from, to) => commitsBetween(session, from, to),
       ledgersByBlob: session.ledgerByBlob,
     });
-    return { head, ledgerText, history: read.history };
+    return { head, ledgerText, history: read.history, ...legHeads };
   });
 }
 

@@ -48,6 +48,8 @@ interface LedgerView {
   } | null;
   readonly rows: readonly Row[];
   readonly decisions: readonly string[];
+  /** A coordinated ledger's leg mapping (§1.7). */
+  readonly legs?: { readonly mapping: readonly { readonly row: number; readonly leg: string }[] };
 }
 interface PlanView {
   readonly target: number | 'seed' | 'verify';
@@ -63,6 +65,8 @@ interface PlanView {
   readonly previousDecision: string;
   readonly model: string | null;
   readonly actionRecords: readonly string[];
+  /** A companion dispatch: home HEAD when it was planned (§3.20). */
+  readonly homeHead?: string;
 }
 interface ContextView {
   readonly input: { readonly specPath: string; readonly ledgerPath: string };
@@ -389,6 +393,7 @@ function referenceVerdict(context: StepContext, c: ContextView): string {
     commitCount: number;
     commit: { subject: string; body: string } | null;
     headLedgerText: string | null;
+    home?: { head: string; porcelain: string };
   };
   let child = null as Child | null;
   let boundary = null as Boundary | null;
@@ -417,6 +422,38 @@ function referenceVerdict(context: StepContext, c: ContextView): string {
   const lines = (boundary.commit?.body ?? '').split('\n');
   if (lines[0] !== tuple(plan.pending) || lines[1] !== `iteration: ${plan.iteration + 1}`)
     return 'unattributed';
+  // §3.20: a companion return (the tuple names a member other than home `web`): home unmoved and
+  // clean, then the rows and decisions of the commit body, every row in the dispatched leg.
+  if (boundary.home !== undefined) {
+    if (boundary.home.head !== plan.homeHead || boundary.home.porcelain !== '') return 'unattributed';
+    const bodyRows = lines
+      .slice(2)
+      .map((l) => /^\| (\d+) \| (\w+) \| (\d+) \| (.*) \|$/.exec(l))
+      .filter((m) => m !== null)
+      .map((m) => ({
+        row: Number(m[1]),
+        status: m[2] ?? '',
+        attempts: Number(m[3]),
+        evidence: (m[4] ?? '').trim(),
+      }));
+    const legOf = (row: number) => plan.saved.legs?.mapping.find((e) => e.row === row)?.leg;
+    if (bodyRows.some((r) => legOf(r.row) !== plan.pending.repo)) return 'miss';
+    const decisionLines = lines.slice(2).filter((l) => l.startsWith('row '));
+    const target = bodyRows.find((r) => r.row === plan.target);
+    const before = plan.saved.rows.find((r) => r.row === plan.target);
+    const ok =
+      target !== undefined &&
+      before !== undefined &&
+      (target.status === 'done' || target.status === 'failed') &&
+      target.attempts === before.attempts + 1 &&
+      target.evidence !== '' &&
+      boundary.commit?.subject === `loop: row ${plan.target} ${target.status}` &&
+      decisionLines.length === bodyRows.length &&
+      new RegExp(`^row ${plan.target} ${target.status} \\| .{1,200} \\| .{1,200}$`).test(
+        decisionLines[0] ?? '',
+      );
+    return ok ? 'admitted' : 'miss';
+  }
   const text = boundary.headLedgerText ?? '';
   const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(text)?.[1] ?? null;
   if (plan.target === 'verify') {
@@ -638,6 +675,12 @@ function checkInvocation(
     case 'resetCheckout':
       // §3.14 step 3: reset to HEAD_BEFORE, the tuple's HEAD.
       return oracle.same(step, what, input, { head: c.plan?.pending.head });
+    case 'resetCompanion':
+      // §3.20: reset only the selected companion (never home `web`) to its HEAD_BEFORE.
+      oracle.same(step, `${what}: not home`, input.leg === 'web' || input.leg === 'home', false);
+      return oracle.same(step, what, input, { head: c.plan?.pending.head, leg: c.plan?.pending.repo });
+    case 'commitCompanionRecord':
+      return checkCompanionRecord(oracle, step, invocation, c, context);
     case 'discardChanges':
       return oracle.same(step, what, input, { head: c.workspace?.head });
     case 'runGates':
@@ -792,6 +835,60 @@ function checkInvocation(
     default:
       throw new Error(`no expectation written for effect ${invocation.id}`);
   }
+}
+
+/**
+ * §3.20: the ONE home commit recording an admitted companion return: `loop: record <member> row
+ * <n>`, the tuple and consumed iteration first in the body with the companion SHA, the returned
+ * target row written with the SHA after its check name, the tuple removed, other rows unchanged.
+ */
+function checkCompanionRecord(
+  oracle: Oracle,
+  step: PathStep,
+  invocation: ControlledInvocation,
+  c: ContextView,
+  context: StepContext,
+): void {
+  const plan = c.plan as PlanView;
+  const input = invocation.input as { subject: string; body: string; ledger: LedgerView };
+  const what = `input of ${invocation.id}`;
+  const boundary = latestOutput(context, 'readBoundary') as { commit?: { sha: string; body: string } } | null;
+  const sha = boundary?.commit?.sha ?? '';
+  const member = plan.pending.repo;
+  oracle.same(step, `${what}: subject`, input.subject, `loop: record ${member} row ${plan.target === 'seed' ? 0 : String(plan.target)}`);
+  oracle.same(step, `${what}: body`, input.body.split('\n').slice(0, 3), [
+    tuple(plan.pending),
+    `iteration: ${plan.iteration + 1}`,
+    `companion: ${member} ${sha}`,
+  ]);
+  oracle.same(
+    step,
+    `${what}: headers`,
+    [input.ledger.iterations, input.ledger.allowance, input.ledger.pending],
+    [plan.saved.iterations + 1, plan.saved.allowance, null],
+  );
+  if (typeof plan.target !== 'number') return;
+  const returned = (boundary?.commit?.body ?? '')
+    .split('\n')
+    .find((l) => l.startsWith(`| ${String(plan.target)} |`));
+  const cells = (returned ?? '').split(' | ');
+  const target = input.ledger.rows.find((r) => r.row === plan.target);
+  oracle.same(
+    step,
+    `${what}: target row with the companion SHA after its check name`,
+    target === undefined ? null : [target.status, target.attempts, target.evidence],
+    [
+      cells[1],
+      Number(cells[2]),
+      (cells[3] ?? '').replace(/ \|$/, '').replace(';', ` @ ${member} ${sha.slice(0, 12)};`),
+    ],
+  );
+  oracle.same(
+    step,
+    `${what}: other rows unchanged`,
+    rowsWithout(input.ledger, plan.target),
+    rowsWithout(plan.saved, plan.target),
+  );
 }
 
 /** §3.11, §3.12, §3.14, §3.18: the parent repair of the dispatch in flight. */

@@ -7,8 +7,8 @@
  */
 export const unobservableGuardOutcomes: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'loop-implementation': {
-    'loop-implementation.implement.validating||4':
-      'impossible: the verdict is exactly one of interrupted, unattributed, seed miss, row miss or admitted, so admitted holds whenever the four rows before it fail',
+    'loop-implementation.implement.validating||6':
+      'impossible: the verdict is exactly one of interrupted, unattributed, companion miss, seed miss, row miss, companion admitted or admitted, so admitted holds whenever the six rows before it fail',
     ...Object.fromEntries(
       [
         'rowAllowance',

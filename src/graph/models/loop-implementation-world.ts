@@ -324,3 +324,81 @@ export function childCommit(plan: DispatchPlan, behaviour: ReferenceBehaviour, d
   const { ledger, subject, body } = referenceChildReturn(plan, behaviour);
   return { commit: { sha: sha(digit), subject, body }, headLedgerText: serializeLedger(ledger) };
 }
+
+// ---------------------------------------------------------------------------------------------
+// The two-leg world (issue 13): web (home) holds AC 1, api (a companion checkout) holds AC 2.
+
+/** A coordinated spec: web (home) implements AC 1, api implements AC 2. */
+export const WORLD_LEG_SPEC = [
+  '# CSV export',
+  '',
+  '## Acceptance criteria',
+  '',
+  '- [ ] Export writes a header row',
+  '- [ ] The API serves the CSV',
+  '',
+  '## Legs',
+  '',
+  '- web (home): 1',
+  '- api: 2',
+  '',
+].join('\n');
+
+/** The api checkout's base and its HEAD after its seed commit. */
+export const API_BASE = sha('a');
+export const API_HEAD = sha('7');
+
+/**
+ * The coordinated ledger with both legs seeded (web's row 1 done, api's row 2 open with seed
+ * evidence), at home HEAD `sha('6')`: the table selects api's row 2, a companion dispatch.
+ */
+export function legsReady(): WorldState {
+  const spec = parseSpec(WORLD_LEG_SPEC).spec;
+  const { ledger } = seedLedger(spec, {
+    ...WORLD_PATHS,
+    base: BASE,
+    allowance: WORLD_ALLOWANCE,
+    memberBases: { web: BASE, api: API_BASE },
+  });
+  if (ledger === null || ledger.legs === undefined) throw new Error('the two-leg world spec does not seed');
+  const ready: Ledger = {
+    ...ledger,
+    iterations: 3,
+    legs: { ...ledger.legs, members: ledger.legs.members.map((m) => ({ ...m, seeded: true })) },
+    rows: ledger.rows.map((r) =>
+      r.row === 1
+        ? { ...r, status: 'done', attempts: 1, evidence: 'npm test; header row written' }
+        : { ...r, evidence: 'npm test; api serves nothing yet' },
+    ),
+    decisions: [
+      formatSeedDecision(1, 0, 'row 1'),
+      formatSeedDecision(1, 0, 'row 2'),
+      formatOutcomeDecision(1, 'done', 'header row written', 'take row 2'),
+    ],
+  };
+  return { name: 'two legs, api row 2 ready', head: sha('6'), ledger: ready, commits: [] };
+}
+
+/** The reserved home ledger of api's row 2 dispatch over {@link legsReady}. */
+export function reservedLegLedger(state: WorldState): Ledger {
+  return {
+    ...state.ledger,
+    iterations: state.ledger.iterations + 1,
+    pending: { target: 2, repo: 'api', head: API_HEAD },
+  };
+}
+
+/**
+ * What a companion's commit reports for api's row 2 dispatch (docs/decisions/legs.md L8): its
+ * rows and decisions in the body after the attribution lines. `foreign` also lists web's row 1
+ * (unchanged: a foreign entry).
+ */
+export function companionCommit(plan: DispatchPlan, variant: 'done' | 'foreign'): CommitFact['body'] {
+  const lines = [
+    formatChildBody(plan.pending, plan.iteration + 1),
+    ...(variant === 'foreign' ? ['| 1 | done | 1 | npm test; header row written |'] : []),
+    '| 2 | done | 1 | npm test; api serves the CSV |',
+    formatOutcomeDecision(2, 'done', 'api serves the CSV', 'verify'),
+  ];
+  return lines.join('\n');
+}

@@ -19,12 +19,16 @@ import { defineMachineModel, type EventPayload } from '../machine-model.js';
 import {
   BASE,
   childCommit,
+  companionCommit,
   legacyCapLedgerText,
+  legsReady,
   reservedLedger,
+  reservedLegLedger,
   sha,
   WORLD_ALLOWANCE,
   WORLD_BAD_SPEC,
   WORLD_ESCALATE_AFTER,
+  WORLD_LEG_SPEC,
   WORLD_PATHS,
   WORLD_SPEC,
   WORLD_SPEC_WITH_GRANT,
@@ -143,6 +147,14 @@ const workspaces: EventPayload[] = [
     savedLedgerText: null,
   },
   {
+    name: 'restore, companion (api) row dispatch in flight',
+    head: legsReady().head,
+    porcelain: '',
+    ledgerText: serializeLedger(reservedLegLedger(legsReady())),
+    specText: WORLD_LEG_SPEC,
+    savedLedgerText: serializeLedger(legsReady().ledger),
+  },
+  {
     name: 'restore, tuple without a before-image',
     head: rowReady.head,
     porcelain: '',
@@ -169,6 +181,7 @@ function boundaries(snapshot: Snapshot): EventPayload[] {
   const child = snapshot.context.child;
   if (current === null) return [];
   const none = { porcelain: '', commitCount: 0, commit: null, headLedgerText: null };
+  if (current.pending.repo === 'api') return companionBoundaries(current, child?.returned === 'DONE');
   if (child === null || child.returned !== 'DONE') return [{ output: none }];
   const dirty = { porcelain: ' M src/export.ts', commitCount: 1, commit: null, headLedgerText: null };
   if (current.target === 'verify') {
@@ -207,6 +220,29 @@ function boundaries(snapshot: Snapshot): EventPayload[] {
   return cases;
 }
 
+/**
+ * Boundary reads of a companion dispatch (§3.20): the companion checkout's dirt, commits and its
+ * single commit (rows in the body), and home (unmoved, or moved during the dispatch).
+ */
+function companionBoundaries(current: DispatchPlan, done: boolean): EventPayload[] {
+  const home = { head: current.homeHead ?? '', porcelain: '' };
+  const none = { porcelain: '', commitCount: 0, commit: null, headLedgerText: null, home };
+  if (!done) return [{ output: none }];
+  const one = (variant: 'done' | 'foreign') => ({
+    porcelain: '',
+    commitCount: 1,
+    commit: { sha: sha('8'), subject: 'loop: row 2 done', body: companionCommit(current, variant) },
+    headLedgerText: null,
+    home,
+  });
+  return [
+    { output: one('done') },
+    { output: one('foreign') },
+    { output: { ...one('done'), home: { ...home, head: sha('5') } } },
+    { output: { ...none, porcelain: '?? src/serve.ts' } },
+  ];
+}
+
 /** Rows a human can name: for a retry an open or failed row, for an amendment any row. */
 function rowsOf(snapshot: Snapshot, statuses: readonly string[]): number[] {
   return (snapshot.context.ledger?.rows ?? []).filter((r) => statuses.includes(r.status)).map((r) => r.row);
@@ -231,6 +267,8 @@ const actorIds = [
   'collectActionRecords',
   'resetCheckout',
   'commitInterruptedRepair',
+  'commitCompanionRecord',
+  'resetCompanion',
   'commitUnreachableCut',
   'commitAmendItem',
   'commitRedraw',
@@ -390,6 +428,8 @@ export function loopProjection(context: LoopContext): JsonValue {
   return {
     target:
       context.plan === null ? null : typeof context.plan.target === 'number' ? 'row' : context.plan.target,
+    // Which leg the dispatch in flight works in (a companion's path differs from home's, §3.20).
+    leg: context.plan === null ? null : context.plan.pending.repo,
     model: context.model !== null,
     settings: context.settings === null ? null : context.settings.allowance > 0,
     stop: context.stop?.kind ?? null,
@@ -449,6 +489,8 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
     ],
     'xstate.done.actor.resetCheckout': [{ output: { clean: true } }, { output: { clean: false } }],
     'xstate.done.actor.commitInterruptedRepair': committed,
+    'xstate.done.actor.commitCompanionRecord': committed,
+    'xstate.done.actor.resetCompanion': [{ output: { clean: true } }, { output: { clean: false } }],
     'xstate.done.actor.commitUnreachableCut': committed,
     'xstate.done.actor.commitAmendItem': committed,
     'xstate.done.actor.commitRedraw': committed,

@@ -397,3 +397,96 @@ describe('coordinated legs on three repositories', () => {
     expect(r.ledger()).toMatch(/seeded web: yes\n.*\nseeded api: yes\n.*\nseeded db: yes/);
   });
 });
+
+describe('a single-leg ledger from before coordinated legs', () => {
+  it('round-trips byte for byte and runs unchanged: repo home, no leg lines, no leg task', async () => {
+    const r = home(
+      [
+        '# Test feature',
+        '',
+        '## Acceptance criteria',
+        '',
+        '- [ ] The first row',
+        '- [ ] The second row',
+        '',
+      ].join('\n'),
+      {
+        version: 1,
+        targets: {
+          '2': [{ do: 'done', evidence: 'check two; passes' }],
+        },
+      },
+    );
+    const base = head(r.dir);
+    // Written by hand in the format of before issue 13 (docs/ledger-format.md §1.1): the seed is
+    // admitted, row 1 closed on the baseline, row 2 open.
+    const skeleton = [
+      '# Loop ledger',
+      '',
+      `**Spec:** ${r.specPath}`,
+      `base: ${base}`,
+      'verification: true',
+      'checks: commands',
+      'iterations: 0',
+      'allowance: 4',
+      '',
+      '| row | status | attempts | evidence |',
+      '|---|---|---|---|',
+      '| 1 | open | 0 |  |',
+      '| 2 | open | 0 |  |',
+      '',
+      '## Decisions',
+      '',
+    ].join('\n');
+    r.write(r.ledgerPath, skeleton);
+    r.git('add', '-A');
+    r.git('commit', '-q', '-m', 'loop: seed ledger');
+    const seededAt = head(r.dir);
+    const seeded = skeleton
+      .replace('iterations: 0', 'iterations: 1')
+      .replace('| 1 | open | 0 |  |', '| 1 | done | 0 | check one; passes on the baseline |')
+      .replace('| 2 | open | 0 |  |', '| 2 | open | 0 | check two; 1 failing |')
+      .concat('row 0 done | seeded 2 rows, closed 1 on baseline | row 2\n');
+    r.write(r.ledgerPath, seeded);
+    r.git('add', '-A');
+    r.git(
+      'commit',
+      '-q',
+      '-m',
+      'loop: seed evidence',
+      '-m',
+      `pending: seed | home | ${seededAt}\niteration: 1`,
+    );
+    const seedEvidence = head(r.dir);
+
+    // Round trip: the parser and serializer keep every byte of the old ledger.
+    const { parseLedger, serializeLedger } = await import('../../src/gauntlet/ledger.js');
+    const parsed = parseLedger(seeded);
+    expect(parsed.findings).toEqual([]);
+    expect(serializeLedger(parsed.ledger as NonNullable<typeof parsed.ledger>)).toBe(seeded);
+
+    const out = await cli('run', await r.runArgs());
+    expect(out.code).toBe(0);
+    expect(r.subjects()).toEqual(['loop: seed ledger', 'loop: seed evidence', 'loop: row 2 done']);
+    const ledger = r.ledger();
+    expect(ledger).not.toMatch(/^base \S+:/m);
+    expect(ledger).not.toMatch(/^seeded /m);
+    expect(ledger).not.toContain('## Leg mapping');
+    expect(bodiesOf(r.git, 'loop: row 2 done')[0]).toMatch(
+      new RegExp(`^pending: 2 \\| home \\| ${seedEvidence}\\niteration: 2`),
+    );
+    // Everything but the row the run closed is the old ledger's bytes.
+    expect(ledger).toBe(
+      seeded
+        .replace('iterations: 1', 'iterations: 2')
+        .replace('| 2 | open | 0 | check two; 1 failing |', '| 2 | done | 1 | check two; passes |')
+        .concat(
+          ledger
+            .split('\n')
+            .filter((l) => l.startsWith('row 2 done'))
+            .join('\n'),
+          '\n',
+        ),
+    );
+  });
+});

@@ -855,7 +855,12 @@ function checkCompanionRecord(
   const boundary = latestOutput(context, 'readBoundary') as { commit?: { sha: string; body: string } } | null;
   const sha = boundary?.commit?.sha ?? '';
   const member = plan.pending.repo;
-  oracle.same(step, `${what}: subject`, input.subject, `loop: record ${member} row ${plan.target === 'seed' ? 0 : String(plan.target)}`);
+  oracle.same(
+    step,
+    `${what}: subject`,
+    input.subject,
+    `loop: record ${member} row ${plan.target === 'seed' ? 0 : String(plan.target)}`,
+  );
   oracle.same(step, `${what}: body`, input.body.split('\n').slice(0, 3), [
     tuple(plan.pending),
     `iteration: ${plan.iteration + 1}`,

@@ -354,7 +354,7 @@ export function companionProvenance(session: HostSession, leg: HostSession): Any
       const { plan } = input;
       const [{ head, entries }, diskLedger] = await Promise.all([
         observeWorktree(session, true),
-        readWorktreeFile(session.options.worktree, plan.saved === null ? '' : session.options.ledgerPath),
+        readWorktreeFile(session.options.worktree, session.options.ledgerPath),
       ]);
       const stored = await readDispatchRecord(session.files, plan.iteration);
       const expected = [

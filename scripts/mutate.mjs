@@ -5,6 +5,7 @@
 // tests changed). After each folder the score and the sha-256 of every mutated file are written
 // to mutation/summary.json; test/mutation-summary.test.ts fails when that summary is stale.
 // Stryker runs under `nice -n 15` with concurrency 1 (stryker.config.mjs): the machine is shared.
+// `npm run mutate -- --table` runs nothing: it rewrites docs/proof.md's unit table from the summary.
 // `npm run mutate -- --unmeasured <folder>...` runs nothing: it records a folder not measured yet
 // (score null, `measured: false`, no hashes), so the summary names every unit.
 import { spawnSync } from 'node:child_process';
@@ -14,7 +15,8 @@ import { join } from 'node:path';
 
 const config = JSON.parse(readFileSync('mutation/folders.json', 'utf8'));
 const unmeasured = process.argv.includes('--unmeasured');
-const args = process.argv.slice(2).filter((arg) => arg !== '--unmeasured');
+const tableOnly = process.argv.includes('--table');
+const args = process.argv.slice(2).filter((arg) => arg !== '--unmeasured' && arg !== '--table');
 const known = new Map(config.folders.map((folder) => [folder.name, folder]));
 const names = args.filter((arg) => known.has(arg));
 const passThrough = args.filter((arg) => !known.has(arg));
@@ -58,7 +60,55 @@ const writeSummary = (summary) => {
     Object.entries(summary.folders).sort(([a], [b]) => a.localeCompare(b)),
   );
   writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  writeProofTable(summary);
 };
+
+/** What a unit mutates, for the table: its directory, its one file, or `<folder>/ (<part>: N files)`. */
+function mutatedCell(folder) {
+  const note = folder.ignoreStatic ? ' (not static)' : '';
+  if (folder.paths.length === 1)
+    return `\`${folder.paths[0]}${folder.paths[0].endsWith('.ts') ? '' : '/'}\`${note}`;
+  const part = folder.name.startsWith(`${folder.folder.split('/').at(-1)}-`)
+    ? folder.name.slice(folder.folder.split('/').at(-1).length + 1)
+    : folder.name;
+  return `\`${folder.folder}/\` (${part}: ${expand(folder.paths).length} files)`;
+}
+
+/**
+ * Rewrites the unit table of docs/proof.md (between its mutation-table markers) from the summary,
+ * in the order of mutation/folders.json, then lets Biome align it. test/mutation-summary.test.ts
+ * checks each row against the summary.
+ */
+function writeProofTable(summary) {
+  const path = 'docs/proof.md';
+  const start = '<!-- mutation-table:start -->';
+  const end = '<!-- mutation-table:end -->';
+  const text = readFileSync(path, 'utf8');
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${path} has no ${start} ... ${end} block`);
+  const rows = config.folders.map((folder) => {
+    const entry = summary.folders[folder.name];
+    const tests = folder.tests.map((glob) => `\`${glob}\``).join(', ');
+    if (!entry?.measured)
+      return `| ${folder.name} | ${mutatedCell(folder)} | ${tests} | not measured | | | | | |`;
+    const count = (status) => entry.mutants[status] ?? 0;
+    return `| ${folder.name} | ${mutatedCell(folder)} | ${tests} | ${entry.score} % | ${count('Killed')} | ${count('Timeout')} | ${count('Survived')} | ${count('NoCoverage')} | ${count('CompileError')} |`;
+  });
+  const table = [
+    '| unit | mutated | tests run against its mutants | score | killed | timeout | survived | no coverage | compile errors |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+  writeFileSync(path, `${text.slice(0, from + start.length)}\n\n${table}\n\n${text.slice(to)}`);
+  spawnSync(process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'format', '--write', path], {
+    stdio: 'ignore',
+  });
+}
+if (tableOnly) {
+  writeProofTable(readSummary());
+  process.exit(0);
+}
 for (const folder of selected) {
   const files = expand(folder.paths);
   if (unmeasured) {

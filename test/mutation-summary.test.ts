@@ -103,6 +103,38 @@ describe('mutation summary (mutation/summary.json)', () => {
     }
   });
 
+  it("docs/proof.md's unit table states each unit's figures as the summary records them", () => {
+    const proof = readFileSync(join(root, 'docs/proof.md'), 'utf8');
+    const block = proof.slice(
+      proof.indexOf('<!-- mutation-table:start -->'),
+      proof.indexOf('<!-- mutation-table:end -->'),
+    );
+    const rows = new Map(
+      block
+        .split('\n')
+        .filter((line) => line.startsWith('| ') && !line.startsWith('| unit ') && !line.startsWith('| ---'))
+        .map((line) => line.split('|').map((cell) => cell.trim()))
+        .map((cells) => [cells[1]!, cells.slice(4, 10)] as const),
+    );
+    expect([...rows.keys()]).toEqual(folders.map((folder) => folder.name));
+    for (const folder of folders) {
+      const entry = summary.folders[folder.name]!;
+      const count = (status: string): string => String(entry.mutants[status] ?? 0);
+      expect(rows.get(folder.name), folder.name).toEqual(
+        entry.measured
+          ? [
+              `${entry.score} %`,
+              count('Killed'),
+              count('Timeout'),
+              count('Survived'),
+              count('NoCoverage'),
+              count('CompileError'),
+            ]
+          : ['not measured', '', '', '', '', ''],
+      );
+    }
+  });
+
   it('keeps no absolute path of the machine that ran Stryker in a committed incremental file', () => {
     const dir = join(root, 'mutation/incremental');
     for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {

@@ -108,6 +108,12 @@ export interface CommitOutput {
 /** Input of `runGates`. */
 export interface RunGatesInput {
   readonly ledger: Ledger;
+  /** The home member's name (`home` on a single leg). */
+  readonly home?: string;
+  /** Legs already verified in this verify session (their pairs do not run again). */
+  readonly verified?: Readonly<Record<string, string>>;
+  /** The leg whose failure a repair just answered: its pairs run first (rerun scope). */
+  readonly failing?: string | null;
 }
 
 /** Input of `runReview`. */
@@ -224,7 +230,7 @@ export const loopActors = {
   /** Discards unowned dirt after explicit human authorization (commit-boundary stop). */
   discardChanges: fromPromise<{ clean: boolean }, { head: string }>(notProvided('discardChanges')),
   /** Verify step 1: runs the gate set fail-fast; commits gate-produced tracked changes. */
-  runGates: fromPromise<GateRun, { ledger: Ledger }>(notProvided('runGates')),
+  runGates: fromPromise<GateRun, RunGatesInput>(notProvided('runGates')),
   /**
    * Verify steps 2 and 3: dispatches the role's reviewer (docs/review-contract.md) and reports its
    * validated return with the role's fix rounds and grants read from branch history.

@@ -136,10 +136,21 @@ export interface CommitRequest {
  * tracked changes the gates produced (passing or failing): a verification repair plans on it.
  */
 export type GateRun =
-  | { readonly passed: true; readonly head: string }
+  | {
+      readonly passed: true;
+      readonly head: string;
+      /** Each leg whose pairs passed in this run, to the HEAD of its checkout (absent: home only). */
+      readonly verified?: Readonly<Record<string, string>>;
+    }
   | {
       readonly passed: false;
       readonly head: string;
+      /** Legs whose pairs passed in this run before the failure (fail-fast), to their HEADs. */
+      readonly verified?: Readonly<Record<string, string>>;
+      /** The member whose pair failed (absent or `home` on a single leg). */
+      readonly leg?: string;
+      /** HEAD of the failing leg's checkout after the run (absent: `head`, the home checkout). */
+      readonly legHead?: string;
       readonly gate: number;
       readonly command: string;
       readonly exitCode: number;
@@ -256,6 +267,13 @@ export interface LoopContext {
   readonly problem: { readonly message: string; readonly findings: readonly Finding[] } | null;
   /** The last failed gate run (verify). */
   readonly gateFailure: Extract<GateRun, { passed: false }> | null;
+  /**
+   * The legs whose gate pairs passed in this verify session, to the HEAD each passed on (§3.20
+   * "retain each verified HEAD"); emptied when a verify session starts, kept across its repairs.
+   */
+  readonly verifiedHeads: Readonly<Record<string, string>>;
+  /** The leg the verification repair in flight answers: the next gate run starts with its pairs. */
+  readonly repairedLeg: string | null;
   /** The last review report of verify step 2 or 3. */
   readonly review: ReviewReport | null;
   /** Final SHIP `Minor` lines of the whole-diff review (carried to the closure). */

@@ -7,6 +7,7 @@ import { verificationRepairAllowed } from '../../src/gauntlet/verify.js';
 import type { DispatchRecovery, GateRun, HumanEvent, LoopContext } from './context.js';
 import { legacyGuards } from './legacy-guards.js';
 import { reviewGuards } from './review-guards.js';
+import { verifyLegGuards } from './verify-legs.js';
 import {
   beforeImageMissing,
   choiceApplies,
@@ -107,5 +108,6 @@ export const loopGuards = {
   choiceApplies: ({ context, event }: GuardArgs) => choiceApplies(context, event),
   // verify steps 2-4: reviews, fix rounds, funding (review-guards.ts)
   ...reviewGuards,
+  ...verifyLegGuards,
   ...legacyGuards,
 };

@@ -90,6 +90,8 @@ export const loopImplementationMachine = loopSetup.createMachine({
     stopLedger: null,
     problem: null,
     gateFailure: null,
+    verifiedHeads: {},
+    repairedLeg: null,
     review: null,
     minors: [],
     closure: null,

@@ -5,6 +5,7 @@
 import {
   carriedOpenReason,
   isFixGap,
+  type LegHead,
   nextReviewStep,
   type ReviewReturn,
   type ReviewStep,
@@ -12,6 +13,7 @@ import {
   renderWaivedClosure,
 } from '../../src/gauntlet/review.js';
 import type { LoopContext, ReviewReport } from './context.js';
+import { legHeadsOf } from './verify-legs.js';
 import { headLedger } from './views.js';
 
 /** The review report of the `runReview` done event. */
@@ -74,6 +76,7 @@ export function closureOf(context: LoopContext): string {
       ledger: headLedger(context),
       fixCommits: report.fixCommits,
       minors: context.minors,
+      ...legHeadsField(context),
     });
   const review = reviewOf(report);
   if (review.role !== 'conformance' || report === null || !report.ran)
@@ -90,7 +93,14 @@ export function closureOf(context: LoopContext): string {
     ledger: headLedger(context),
     fixCommits: report.fixCommits,
     minors: context.minors,
+    ...legHeadsField(context),
   });
+}
+
+/** `legHeads` of a coordinated run's closure (each leg's verified HEAD), or nothing. */
+function legHeadsField(context: LoopContext): { legHeads?: LegHead[] } {
+  const legHeads = legHeadsOf(context);
+  return legHeads === undefined ? {} : { legHeads };
 }
 
 /** The HEAD verify closes on: the audited HEAD, or the verified HEAD of a waived step. */

@@ -128,7 +128,8 @@ function fixRoundState(id: 'wholeDiffFixRound' | 'conformanceFixRound', descript
       input: ({ context }) => fixRequest(context),
       onDone: {
         target: '#loop-implementation.verify.gates',
-        actions: assign({ head: ({ event }) => event.output.head }),
+        // The whole gate set runs again after a fix round: no leg stays verified.
+        actions: assign({ head: ({ event }) => event.output.head, verifiedHeads: {} }),
       },
       onError: { target: '#loop-implementation.failed', actions: 'storeError' },
     },

@@ -119,9 +119,15 @@ export const loopSetup = setup({
      * Keeps a gate run: its failure (or none) and the HEAD it left, which includes the commit of
      * tracked changes the gates produced, so a verification repair plans on that HEAD.
      */
-    keepGateRun: assign(({ event }) => {
+    keepGateRun: assign(({ context, event }) => {
       const run = (event as unknown as { output: GateRun }).output;
-      return { gateFailure: run.passed ? null : run, head: run.head };
+      return {
+        gateFailure: run.passed ? null : run,
+        head: run.head,
+        // Coordinated verify: the legs that passed keep their HEADs for the rerun scope and the closure.
+        verifiedHeads: { ...context.verifiedHeads, ...(run.verified ?? {}) },
+        repairedLeg: null,
+      };
     }),
     /** Keeps the review report that just arrived (verify steps 2-3). */
     keepReview: assign({ review: ({ event }) => reportOf(event) }),

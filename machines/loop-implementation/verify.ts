@@ -8,6 +8,7 @@ import { verificationRepairMarker } from '../../src/gauntlet/repair.js';
 import type { LoopContext } from './context.js';
 import { closingState, conformanceReviewState, wholeDiffReviewState } from './reviews.js';
 import { loopSetup } from './setup.js';
+import { failingHead, failingLeg, gatesInput } from './verify-legs.js';
 import {
   carriedRecords,
   dispatchInput,
@@ -34,13 +35,17 @@ function verificationProblem(context: LoopContext): VerificationProblem {
 export const verifyRegion = loopSetup.createStateConfig({
   description: 'After the loop: gate set, verification repairs, reviews, closure',
   initial: 'gates',
+  // A verify session starts with no leg verified; a rerun after a verification repair keeps the
+  // legs that passed (§3.18 rerun scope).
+  entry: assign(({ context }) => (context.repairedLeg === null ? { verifiedHeads: {} } : {})),
   states: {
     gates: {
-      description: 'Step 1: run the gate set fail-fast',
+      description:
+        "Step 1: run the gate set fail-fast, each pair in its leg's checkout (the repaired leg first, then legs not yet passed)",
       invoke: {
         id: 'runGates',
         src: 'runGates',
-        input: ({ context }) => ({ ledger: headLedger(context) }),
+        input: ({ context }) => gatesInput(context),
         onDone: [
           {
             guard: 'gatesPassedInConformance',
@@ -51,7 +56,14 @@ export const verifyRegion = loopSetup.createStateConfig({
           {
             guard: 'gatesPassed',
             target: 'review',
-            description: 'every gate passed',
+            description: 'every gate of every leg passed',
+            actions: 'keepGateRun',
+          },
+          {
+            guard: 'companionGateFailed',
+            target: 'repair',
+            description:
+              'repairs < allowance, a companion leg failed: repair in that checkout (shared allowance across legs)',
             actions: 'keepGateRun',
           },
           {
@@ -68,6 +80,8 @@ export const verifyRegion = loopSetup.createStateConfig({
               const next = { ...context, gateFailure };
               return {
                 gateFailure,
+                verifiedHeads: { ...context.verifiedHeads, ...(event.output.verified ?? {}) },
+                repairedLeg: null,
                 head: event.output.head,
                 stop: {
                   kind: 'verification-failed' as const,
@@ -100,16 +114,23 @@ export const verifyRegion = loopSetup.createStateConfig({
               },
               {
                 target: 'reserving',
-                actions: assign(({ context, event }) => ({
-                  model: event.output.model,
-                  plan: planDispatch({
-                    ledger: headLedger(context),
-                    target: 'verify',
-                    head: context.head ?? '',
+                actions: assign(({ context, event }) => {
+                  // §1.6: the tuple names the failing leg and that checkout's HEAD.
+                  const failure = context.gateFailure;
+                  const leg = failure === null ? null : failingLeg(context, failure);
+                  return {
                     model: event.output.model,
-                    actionRecords: carriedRecords(context),
-                  }),
-                })),
+                    repairedLeg: leg,
+                    plan: planDispatch({
+                      ledger: headLedger(context),
+                      target: 'verify',
+                      head: failure === null ? (context.head ?? '') : failingHead(failure),
+                      model: event.output.model,
+                      actionRecords: carriedRecords(context),
+                      ...(leg === null ? {} : { repo: leg }),
+                    }),
+                  };
+                }),
               },
             ],
             onError: {

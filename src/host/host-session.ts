@@ -44,6 +44,11 @@ export interface HostOptions {
   readonly child: string | null;
   /** Extra gates after the ledger's `verification:` command, as shell commands. */
   readonly gates: readonly string[];
+  /**
+   * Coordinated runs: the gate commands of each companion leg, run in its checkout (`--leg-gate`);
+   * a companion without commands runs the `verification:` header (docs/decisions/legs.md).
+   */
+  readonly legGates?: Readonly<Record<string, readonly string[]>>;
   /** Allowance of a fresh ledger. */
   readonly allowance: number;
   /** `loopEngine.escalateAfter`. */

@@ -95,6 +95,11 @@ export interface LoopRunnerOptions {
   readonly child?: string;
   /** Extra gates after the ledger's verification command. */
   readonly gates?: readonly string[];
+  /**
+   * Coordinated runs: each companion leg's gate commands, run in its checkout (member to commands,
+   * in order); a companion without commands runs the ledger's verification command.
+   */
+  readonly legGates?: Readonly<Record<string, readonly string[]>>;
   /** The verification command a fresh ledger records (default: the overrides file, then discovered, e.g. `npm test`). */
   readonly verification?: string;
   /**
@@ -367,6 +372,7 @@ async function runLoop(options: LoopRunnerOptions): Promise<LoopRunResult> {
     specPath: run.specPath,
     child: options.child ?? null,
     gates: options.gates ?? [],
+    ...(options.legGates === undefined ? {} : { legGates: options.legGates }),
     allowance: settings.allowance ?? DEFAULT_ALLOWANCE,
     escalateAfter: settings.escalateAfter ?? DEFAULT_ESCALATE_AFTER,
     implModel: effectiveImplModel(settings.implModel, settings.mainModel),

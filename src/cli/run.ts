@@ -37,6 +37,7 @@ const OPTIONS = {
   ...AGENT_OPTIONS,
   gate: { type: 'string', multiple: true },
   leg: { type: 'string', multiple: true },
+  'leg-gate': { type: 'string', multiple: true },
   verification: { type: 'string' },
   overrides: { type: 'string' },
   allowance: { type: 'string' },
@@ -71,6 +72,9 @@ Runs the loop engine on a worktree, fresh or resumed (the same command).
   --leg <member>=<path>     the checkout of a companion member of the spec's ## Legs
                             (repeatable; one per member other than home, whose checkout
                             is the worktree; a relative path resolves from this directory)
+  --leg-gate <member>="<command>"
+                            a gate command run in a companion leg's checkout at verify
+                            (repeatable, in order; default: the ledger's verification command)
   --verification "<cmd>"    the verification command of a fresh ledger (default: the overrides
                             file's command, else discovered: npm test / make test)
   --overrides <path>        the overrides file; its ## verification-before-completion section holds
@@ -176,6 +180,7 @@ export function runOptionsFromArgs(
   if (values.inspect !== true && (values['inspect-port'] !== undefined || values['inspect-wait'] === true))
     throw new UsageError('run: --inspect-port and --inspect-wait go with --inspect');
   const legs = legOptions(values.leg ?? []);
+  const legGates = legGateOptions(values['leg-gate'] ?? []);
   const inspectPort = integerOption('run', 'inspect-port', values['inspect-port'], 0);
   if (inspectPort > 65535)
     throw new UsageError(`run: --inspect-port must be at most 65535, got "${inspectPort}"`);
@@ -190,6 +195,7 @@ export function runOptionsFromArgs(
     ...(Object.keys(childEnv).length === 0 ? {} : { childEnv }),
     gates: values.gate ?? [],
     ...(legs === undefined ? {} : { legs }),
+    ...(legGates === undefined ? {} : { legGates }),
     ...(values.verification === undefined ? {} : { verification: values.verification }),
     ...(values.overrides === undefined ? {} : { overrides: values.overrides }),
     ...(values.transcript === undefined ? {} : { transcript: values.transcript }),
@@ -229,6 +235,28 @@ export function legOptions(values: readonly string[]): Record<string, string> | 
     legs[member] = resolve(path);
   }
   return legs;
+}
+
+/**
+ * `--leg-gate <member>=<command>` values as the runner's `legGates` option (member -> commands in
+ * the order given), or `undefined` when none was given.
+ *
+ * @throws UsageError for a value without `=`, or an empty member or command
+ */
+export function legGateOptions(values: readonly string[]): Record<string, string[]> | undefined {
+  if (values.length === 0) return undefined;
+  const gates: Record<string, string[]> = {};
+  for (const value of values) {
+    const at = value.indexOf('=');
+    const member = at < 0 ? '' : value.slice(0, at).trim();
+    const command = at < 0 ? '' : value.slice(at + 1).trim();
+    if (member === '' || command === '')
+      throw new UsageError(
+        `run: --leg-gate reads <member>=<command> (e.g. --leg-gate api="make test"), got "${value}"`,
+      );
+    gates[member] = [...(gates[member] ?? []), command];
+  }
+  return gates;
 }
 
 function isTty(stream: unknown): boolean {

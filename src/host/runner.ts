@@ -27,11 +27,12 @@ import {
   renderHumanStop,
 } from '../gauntlet/human-stop.js';
 import { parseLedger } from '../gauntlet/ledger.js';
+import { homeMember, isCoordinated } from '../gauntlet/leg-entries.js';
 import { legacyAllowance } from '../gauntlet/legacy-allowance.js';
 import { effectiveImplModel } from '../gauntlet/model-fallback.js';
 import { DEFAULT_ALLOWANCE } from '../gauntlet/seed.js';
 import { parseSpec } from '../gauntlet/spec.js';
-import type { Ledger } from '../gauntlet/types.js';
+import type { Ledger, Spec } from '../gauntlet/types.js';
 import { recoverCommitIntent } from './commit-journal.js';
 import {
   DEFAULT_CHILD_TIMEOUT_MS,
@@ -284,6 +285,7 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
   // A spec that does not read is the machine's to report (its findings); legs need a readable one.
   const legCheckouts = spec === null ? undefined : await resolveLegCheckouts(worktree, spec, options.legs);
   const legPart = legCheckouts === undefined ? {} : { legCheckouts };
+  checkLegGates(options.legGates, legCheckouts, spec);
   const ledgerText = await readWorktreeFile(worktree, ledgerPath);
   const parsedLedger = ledgerText === null ? null : parseLedger(ledgerText);
   // A legacy `cap:` ledger is admitted: the machine's restore migrates it (`loop: migrate allowance`).
@@ -680,4 +682,39 @@ function progressLine(context: LoopContext, label: string, elapsedMs: number): s
     return `row ${plan.target}: attempt ${(row?.attempts ?? 0) + 1} of ${of}, iteration ${plan.iteration}, ${elapsed}`;
   }
   return `${plan.target}: iteration ${plan.iteration}, ${elapsed}`;
+}
+
+/**
+ * `legGates` names only companion members of a coordinated spec (docs/decisions/legs.md).
+ *
+ * @throws InputError `run.leg-gate` (exit 2) for a member that is home, unknown, or of a
+ *   single-leg spec, or an empty command list
+ */
+function checkLegGates(
+  legGates: Readonly<Record<string, readonly string[]>> | undefined,
+  legCheckouts: Readonly<Record<string, string>> | undefined,
+  spec: Spec | null,
+): void {
+  if (legGates === undefined) return;
+  const home = spec === null || !isCoordinated(spec) ? null : homeMember(spec);
+  for (const [member, commands] of Object.entries(legGates)) {
+    if (legCheckouts === undefined || home === null)
+      throw new InputError('run.leg-gate', `--leg-gate ${member}: the spec declares no coordinated legs`);
+    if (member === home)
+      throw new InputError(
+        'run.leg-gate',
+        `--leg-gate ${member}: ${member} is the home member; its gates are the ledger's verification command and --gate`,
+      );
+    if (!Object.hasOwn(legCheckouts, member))
+      throw new InputError(
+        'run.leg-gate',
+        `--leg-gate ${member}: the spec's ## Legs declares no member "${member}" (companions: ${Object.keys(
+          legCheckouts,
+        )
+          .filter((name) => name !== home)
+          .join(', ')})`,
+      );
+    if (commands.length === 0 || commands.some((command) => command.trim() === ''))
+      throw new InputError('run.leg-gate', `--leg-gate ${member}: give a non-empty command`);
+  }
 }

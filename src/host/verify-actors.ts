@@ -45,7 +45,7 @@ export class LegCheckoutError extends LoopchartError {
  */
 export function legCheckoutOf(session: HostSession, leg: string, home: string): string {
   if (leg === home) return session.options.worktree;
-  const path = (session.options as { readonly legs?: Readonly<Record<string, string>> }).legs?.[leg];
+  const path = session.options.legCheckouts?.[leg];
   if (path === undefined) throw new LegCheckoutError(leg);
   return path;
 }

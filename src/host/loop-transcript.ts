@@ -9,6 +9,8 @@ import type { LoopContext } from '../../machines/loop-implementation/index.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';
 import { type HumanStop, menuFor, renderHumanStop } from '../gauntlet/human-stop.js';
 import { formatPending } from '../gauntlet/ledger.js';
+import { homeMember, isCoordinated } from '../gauntlet/leg-entries.js';
+import { formatLegRows, legSummaries } from '../gauntlet/leg-status.js';
 import type { Ledger } from '../gauntlet/types.js';
 import type { TranscriptFields, TranscriptStep } from './transcript.js';
 
@@ -73,6 +75,48 @@ function ledgerView(ledger: Ledger) {
       evidence: row.evidence,
     })),
   };
+}
+
+/**
+ * Coordinated runs: one line per leg for `data.legs` (the run viewer draws it as a table): its
+ * rows by status, its seeded flag, what the loop does in it now and its verified HEAD. `null` on a
+ * single leg, whose records stay as they were.
+ */
+function legsView(context: LoopContext) {
+  const ledger = context.ledger as Ledger;
+  const home = context.spec !== null && isCoordinated(context.spec) ? homeMember(context.spec) : undefined;
+  const summaries = legSummaries(ledger, home);
+  if (summaries === null) return null;
+  const target = legTarget(context);
+  return summaries.map((leg) => ({
+    leg: leg.member,
+    home: leg.home ? 'home' : '',
+    seeded: leg.seeded ? 'yes' : 'no',
+    rows: formatLegRows(leg.rows),
+    now: target?.leg === leg.member ? target.what : '',
+    verified: context.verifiedHeads[leg.member] ?? '',
+  }));
+}
+
+/**
+ * The leg the loop acts on now (`data.target`): the dispatch or verification repair in flight (the
+ * tuple's member), else the leg whose gate failed; `null` when neither.
+ */
+function legTarget(context: LoopContext): { leg: string; what: string } | null {
+  const plan = context.plan;
+  if (plan !== null && context.ledger?.pending != null) {
+    const what =
+      plan.target === 'verify'
+        ? 'verification repair'
+        : plan.target === 'seed'
+          ? 'seed dispatch'
+          : `dispatch row ${plan.target}`;
+    return { leg: plan.pending.repo, what };
+  }
+  const failure = context.gateFailure;
+  if (failure !== null && failure.leg !== undefined)
+    return { leg: failure.leg, what: `gate ${failure.gate} failed` };
+  return null;
 }
 
 /**
@@ -169,9 +213,13 @@ export function projectLoopRecord(step: TranscriptStep): TranscriptFields | null
     fields.terminalCheck = terminal(snapshot, context);
   }
   const stop = isResting(snapshot) && snapshot.matches('humanStop') ? stopView(context) : null;
+  const legs = context.ledger === null ? null : legsView(context);
+  const target = legs === null ? null : legTarget(context);
   if (context.ledger !== null || stop !== null)
     fields.data = {
       ...(context.ledger === null ? {} : { ledger: ledgerView(context.ledger) }),
+      ...(legs === null ? {} : { legs }),
+      ...(target === null ? {} : { target }),
       ...(stop === null ? {} : { stop }),
     };
   if (context.ledger !== null)

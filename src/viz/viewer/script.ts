@@ -85,6 +85,10 @@ ${ZOOM_SCRIPT}
     if (record.decision) outcome.appendChild(node('span', record.decision, 'lc-badge ' + record.decision));
     if (record.terminalCheck) outcome.appendChild(node('span', ' ' + record.terminalCheck.reason));
     if (step.stop) outcome.appendChild(node('span', ' (' + step.stop.kind + ')'));
+    // Coordinated runs: the leg the loop acts on (a dispatch, a verification repair, a failed gate).
+    const target = record.data && record.data.target;
+    if (target && typeof target.leg === 'string')
+      outcome.appendChild(node('span', 'leg ' + target.leg + ': ' + target.what, 'lc-badge lc-leg'));
     row.appendChild(outcome);
     row.addEventListener('click', () => show(index));
     timeline.appendChild(row);
@@ -148,6 +152,7 @@ ${ZOOM_SCRIPT}
       ['cycle', record.cycle],
       ['time', record.timestamp],
       ['decision', record.decision],
+      ['leg', record.data && record.data.target ? record.data.target.leg + ' (' + record.data.target.what + ')' : null],
     ]));
     section('Transitions taken', step.transitions.length > 0
       ? list(step.transitions.map((t) => t.label))
@@ -219,6 +224,7 @@ ${ZOOM_SCRIPT}
     const data = record.data || {};
     for (const [key, value] of Object.entries(data)) {
       if (key === 'stop' && step.stop) continue;
+      if (key === 'target') continue;
       if (isRowList(value)) section(key, table(value));
       else if (value && typeof value === 'object' && isRowList(value.rows)) section(key, table(value.rows));
       else section(key, node('pre', JSON.stringify(value, null, 2)));

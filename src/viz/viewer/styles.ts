@@ -58,6 +58,7 @@ main { flex: 1 1 auto; display: grid; grid-template-columns: 1fr minmax(320px, 3
 .lc-badge.stop, .lc-badge.fail { background: #ffc9c9; }
 .lc-badge.pass, .lc-badge.continue { background: #d3f9d8; }
 .lc-badge.pivot { background: #ffec99; }
+.lc-badge.lc-leg { background: #d0ebff; margin-left: 4px; }
 g.lc-seen > path, g.lc-seen > polygon, g.lc-seen > ellipse { fill: #f1f3f5; }
 g.lc-seen-edge > path { stroke: var(--seen); stroke-width: 2px; }
 g.lc-seen-edge > polygon { stroke: var(--seen); fill: var(--seen); }

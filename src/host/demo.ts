@@ -149,3 +149,123 @@ export function prepareDemoRepository(dir: string): DemoRepository {
     scriptPath: join(dir, DEMO_PATHS.script),
   };
 }
+
+/** Repo-relative paths of the two-leg demo's home repository (`loopchart demo --legs`). */
+export const LEGS_DEMO_PATHS = {
+  spec: 'docs/specs/items.md',
+  ledger: 'docs/plans/items.md',
+  script: '.loopchart/demo-script.json',
+} as const;
+
+/** The home (web) leg's gate: the ledger's verification command. */
+export const LEGS_DEMO_VERIFICATION = 'test -f src/list.txt';
+
+/** The companion (api) leg's gate (`--leg-gate api=...`): it fails until the verification repair. */
+export const LEGS_DEMO_API_GATE = 'test -f server/route.txt && test -f server/route-test.txt';
+
+const LEGS_SPEC = `# Items everywhere
+
+**Amend-grant:** none
+
+## Problem
+
+The items page and the items API live in two repositories; the feature needs both.
+
+## Acceptance criteria
+
+- [ ] The web page lists the items
+- [ ] The API serves the items
+
+## Legs
+
+- web (home): 1
+- api: 2
+`;
+
+/**
+ * The two-leg demo's child script: one seed per leg, web's row 1 and api's row 2 (a companion
+ * row, recorded in home with \`loop: record api row 2\`), then api's gate fails for a missing test
+ * and one verification repair in the api checkout fixes it; both reviews pass.
+ */
+export const LEGS_DEMO_SCRIPT: ChildScript = {
+  version: 1,
+  targets: {
+    'seed web': [{ do: 'seed', evidence: { '1': 'web-test list; 1 failing: the page lists nothing' } }],
+    'seed api': [{ do: 'seed', evidence: { '2': 'api-test serve; 1 failing: no /items route' } }],
+    '1': [
+      {
+        do: 'done',
+        evidence: 'web-test list; 1 passed; the page lists the items',
+        files: { 'src/list.txt': 'the page lists the items\n' },
+      },
+    ],
+    '2': [
+      {
+        do: 'done',
+        evidence: 'api-test serve; 1 passed; GET /items serves the items',
+        files: { 'server/route.txt': 'GET /items\n' },
+      },
+    ],
+    verify: [{ do: 'verify-fix', files: { 'server/route-test.txt': 'GET /items is tested\n' } }],
+  },
+  reviews: {
+    'whole-diff': [{ verdict: 'SHIP', minors: [] }],
+    conformance: [{ verdict: 'CONFORMS', happyPath: 'listed the items on the page from the API' }],
+  },
+};
+
+/** A prepared two-leg demo: the home (web) and companion (api) repositories. */
+export interface LegsDemoRepositories {
+  /** The home worktree (it holds the spec and the ledger). */
+  readonly web: string;
+  /** The companion checkout. */
+  readonly api: string;
+  readonly specPath: string;
+  readonly ledgerPath: string;
+  /** Absolute path of the child script (in the home repository). */
+  readonly scriptPath: string;
+}
+
+/**
+ * Creates the two-leg demo in `dir` (created when missing): `dir/web`, the home repository with
+ * the spec and the child script, and `dir/api`, the companion repository, each committed on
+ * branch `main` with a repository-local identity.
+ *
+ * @param dir the folder holding both repositories
+ */
+export function prepareLegsDemo(dir: string): LegsDemoRepositories {
+  const web = join(dir, 'web');
+  const api = join(dir, 'api');
+  const create = (root: string, files: Record<string, string>, subject: string) => {
+    mkdirSync(root, { recursive: true });
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.name', 'loopchart demo');
+    git('config', 'user.email', 'demo@loopchart.invalid');
+    git('config', 'commit.gpgsign', 'false');
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), content);
+    }
+    git('add', '-A');
+    git('commit', '-q', '-m', subject);
+  };
+  create(
+    web,
+    {
+      'README.md': '# Items web (home leg)\n\nA sample repository for `loopchart demo --legs`.\n',
+      [LEGS_DEMO_PATHS.spec]: LEGS_SPEC,
+      [LEGS_DEMO_PATHS.script]: `${JSON.stringify(LEGS_DEMO_SCRIPT, null, 2)}\n`,
+    },
+    'demo: items spec',
+  );
+  create(api, { 'README.md': '# Items API (companion leg)\n' }, 'demo: items API');
+  return {
+    web,
+    api,
+    specPath: LEGS_DEMO_PATHS.spec,
+    ledgerPath: LEGS_DEMO_PATHS.ledger,
+    scriptPath: join(web, LEGS_DEMO_PATHS.script),
+  };
+}

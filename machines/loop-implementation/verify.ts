@@ -8,7 +8,7 @@ import { verificationRepairMarker } from '../../src/gauntlet/repair.js';
 import type { LoopContext } from './context.js';
 import { closingState, conformanceReviewState, wholeDiffReviewState } from './reviews.js';
 import { loopSetup } from './setup.js';
-import { failingHead, failingLeg, gatesInput } from './verify-legs.js';
+import { failingHead, failingLeg, gatesInput, homeOf } from './verify-legs.js';
 import {
   carriedRecords,
   dispatchInput,
@@ -128,6 +128,8 @@ export const verifyRegion = loopSetup.createStateConfig({
                       model: event.output.model,
                       actionRecords: carriedRecords(context),
                       ...(leg === null ? {} : { repo: leg }),
+                      // A companion repair keeps home HEAD: home must not move meanwhile (L17).
+                      ...(leg === null || leg === homeOf(context) ? {} : { homeHead: context.head ?? '' }),
                     }),
                   };
                 }),
@@ -198,7 +200,29 @@ export const verifyRegion = loopSetup.createStateConfig({
         },
         validating: {
           always: [
+            {
+              guard: 'companionVerificationAdmitted',
+              target: 'marking',
+              description:
+                'companion repair admitted: home unmoved; the marker commits the bumped home ledger',
+            },
             { guard: 'verificationAdmitted', target: 'marking', description: 'repair admitted' },
+            {
+              guard: 'verificationHomeChanged',
+              target: '#loop-implementation.humanStop.recoveryIncomplete',
+              description: 'companion repair not attributable: home moved or changed meanwhile (state preserved)',
+              actions: {
+                type: 'stopRecovery',
+                params: ({ context }) => {
+                  const outcome = verificationOutcome(context);
+                  return {
+                    what: 'ambiguous attribution',
+                    detail: outcome?.kind === 'home-changed' ? outcome.detail : 'home changed',
+                    interruption: 'ambiguous attribution',
+                  };
+                },
+              },
+            },
             {
               guard: 'verificationUnattributed',
               target: '#loop-implementation.humanStop.recoveryIncomplete',

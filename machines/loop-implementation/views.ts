@@ -120,7 +120,17 @@ export function verificationOutcome(context: LoopContext): VerificationReturnOut
     saved: plan.saved,
     boundary: { ...child, porcelain: boundary.porcelain, commitCount: boundary.commitCount },
     ...(boundary.commit === null ? {} : { commit: boundary.commit }),
-    ...headLedgerFacts(boundary),
+    // A companion repair (L17) commits in its own checkout; the home ledger is the reserved one
+    // as long as home shows no change besides it.
+    ...(boundary.home === undefined
+      ? headLedgerFacts(boundary)
+      : {
+          headLedger: plan.reserved,
+          home: {
+            headMoved: boundary.home.head !== (plan.homeHead ?? boundary.home.head),
+            unexpectedDirt: boundary.home.porcelain,
+          },
+        }),
   });
 }
 
@@ -253,7 +263,8 @@ export function companionRecord(context: LoopContext): CommitRequest {
 /** Whether the dispatch in flight goes to a companion checkout (§3.20). */
 export function companionInFlight(context: LoopContext): boolean {
   const plan = context.plan;
-  return plan !== null && plan.target !== 'verify' && isCompanionTuple(plan.saved, plan.pending);
+  // A companion verification repair too (L17): only the companion checkout is reset.
+  return plan !== null && isCompanionTuple(plan.saved, plan.pending);
 }
 
 /**

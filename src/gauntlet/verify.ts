@@ -74,6 +74,8 @@ export type VerificationReturnOutcome =
  *   `home-changed` for a companion repair that changed home
  */
 export function validateVerificationReturn(facts: VerificationReturnFacts): VerificationReturnOutcome {
+  const interrupted = checkReturnBoundary(facts.boundary);
+  if (interrupted !== null) return { kind: 'not-admitted', reason: interrupted };
   const home = facts.home;
   if (home !== undefined && (home.headMoved || home.unexpectedDirt.trim() !== ''))
     return {
@@ -82,8 +84,6 @@ export function validateVerificationReturn(facts: VerificationReturnFacts): Veri
         ? `home HEAD moved during the ${facts.pending.repo} verification repair`
         : `home has changes beyond the reserved ledger during the ${facts.pending.repo} verification repair: ${home.unexpectedDirt.trim().split('\n').join('; ')}`,
     };
-  const interrupted = checkReturnBoundary(facts.boundary);
-  if (interrupted !== null) return { kind: 'not-admitted', reason: interrupted };
   const commit = facts.commit;
   if (commit === undefined) return { kind: 'not-admitted', reason: 'repair commit unreadable' };
   const consumed = facts.saved.iterations + 1;

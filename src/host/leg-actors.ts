@@ -103,7 +103,8 @@ export async function legSession(
 
 /** The leg session of a plan's companion, or `null` when the plan works in home. */
 async function sessionOfPlan(session: HostSession, plan: DispatchPlan | null): Promise<HostSession | null> {
-  if (plan === null || plan.target === 'verify') return null;
+  // A verification repair of a companion leg works in that leg's checkout too (L17).
+  if (plan === null) return null;
   const checkout = companionCheckout(session, plan.pending.repo);
   return checkout === null ? null : legSession(session, plan.pending.repo, checkout);
 }
@@ -223,6 +224,7 @@ export async function reserveCompanionDispatch(
     plan,
     { worktree: leg.options.worktree, ledger: ledgerPath, spec: specPath, returnFile, jobsFile },
     {
+      verification: plan.target === 'verify' ? session.lastGateFailure : null,
       leg: {
         member: plan.pending.repo,
         companion: true,

@@ -166,10 +166,14 @@ describe('coordinated verify on two repositories', () => {
     expect([w.runs('web'), w.runs('api')]).toEqual([1, 2]);
 
     // Success after every leg passed: each verified HEAD is in the closure, both checkouts clean.
-    const webHead = git(w.web, 'rev-parse', 'HEAD').trim();
+    // web's pairs passed before api's repair; the home marker that followed changes only the
+    // ledger, so web's verified HEAD is the marker's parent (L15: a passed leg keeps its result).
+    expect(w.subjects(w.web).at(-1)).toBe('loop: repair verification');
+    expect(git(w.web, 'diff', '--name-only', 'HEAD~1', 'HEAD').trim()).toBe('docs/plans/items.md');
+    const webVerified = git(w.web, 'rev-parse', 'HEAD~1').trim();
     const apiHead = git(w.api, 'rev-parse', 'HEAD').trim();
     expect(apiHead).toBe(fix);
-    expect(result.stdout).toContain(`verified-head web: ${webHead}`);
+    expect(result.stdout).toContain(`verified-head web: ${webVerified}`);
     expect(result.stdout).toContain(`verified-head api: ${apiHead}`);
     expect(git(w.web, 'status', '--porcelain')).toBe('');
     expect(git(w.api, 'status', '--porcelain')).toBe('');
@@ -185,7 +189,7 @@ describe('coordinated verify on two repositories', () => {
     ]);
     expect(status.stdout).toContain(`leg api: ${w.api}`);
     expect(status.stdout).toContain(`  verified HEAD: ${apiHead}`);
-  });
+  }, 240_000);
 
   it('repairs in web and then in api spend the one shared allowance and stop with every row closed', async () => {
     // web's gate fails until web-fixed.txt exists; row 1 here does not write it.
@@ -226,5 +230,27 @@ describe('coordinated verify on two repositories', () => {
     expect(w.subjects(w.api).filter((s) => s === 'loop: verification fix')).toHaveLength(1);
     // web ran twice (fail, pass after its repair), api twice (fail, fail after its repair).
     expect([w.runs('web'), w.runs('api')]).toEqual([2, 2]);
-  });
+  }, 240_000);
+
+  it('loopchart demo --legs reaches the finish on two real repositories, with one companion row', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'loopchart-legs-demo-'));
+    scratch.push(root);
+    const dir = join(root, 'demo');
+    const child = `${process.execPath} ${await bundledScriptedChild()} ${join(dir, 'web', '.loopchart', 'demo-script.json')}`;
+    const result = await cli('demo', ['--legs', '--dir', dir, '--child', child]);
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect(result.stdout).toContain('finished: both legs verified');
+    const web = join(dir, 'web');
+    const api = join(dir, 'api');
+    // api's row ran in the api checkout and was recorded in home (§3.20).
+    expect(git(api, 'log', '--format=%s')).toContain('loop: row 2 done');
+    expect(git(web, 'log', '--format=%s')).toContain('loop: record api row 2');
+    // api's gate failed and was repaired there; the marker is in home.
+    expect(git(api, 'log', '-1', '--format=%s')).toBe('loop: verification fix\n');
+    expect(git(web, 'log', '--format=%s')).toContain('loop: repair verification');
+    const apiHead = git(api, 'rev-parse', 'HEAD').trim();
+    expect(result.stdout).toContain(`verified-head api: ${apiHead}`);
+    expect(result.stdout).toMatch(/^verified-head web: [0-9a-f]{40}$/m);
+    expect(result.stdout).toContain('status: CONFORMS (0 open)');
+  }, 240_000);
 });

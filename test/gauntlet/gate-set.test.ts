@@ -284,7 +284,7 @@ describe('a verification repair in a companion leg (validateVerificationReturn)'
     ]);
   });
 
-  it('a home HEAD that moved, or other home dirt, is a state-preserving stop, checked before anything else', () => {
+  it('after a clean companion boundary, a home HEAD that moved or other home dirt is a state-preserving stop', () => {
     const moved = validateVerificationReturn({ ...facts, home: { headMoved: true, unexpectedDirt: '' } });
     expect(moved).toEqual({
       kind: 'home-changed',
@@ -292,11 +292,18 @@ describe('a verification repair in a companion leg (validateVerificationReturn)'
     });
     const dirty = validateVerificationReturn({
       ...facts,
-      boundary: { returned: 'DONE', porcelain: ' M x', commitCount: 0 },
       home: { headMoved: false, unexpectedDirt: ' M src/web.ts\n' },
     });
     expect(dirty.kind).toBe('home-changed');
     expect(dirty.kind === 'home-changed' && dirty.detail).toContain(' M src/web.ts');
+    // An interrupted companion boundary goes to recovery first, whose provenance step fences home.
+    expect(
+      validateVerificationReturn({
+        ...facts,
+        boundary: { returned: 'DONE', porcelain: ' M x', commitCount: 0 },
+        home: { headMoved: true, unexpectedDirt: '' },
+      }),
+    ).toEqual({ kind: 'not-admitted', reason: 'dirty tree' });
   });
 
   it('a dirty companion or zero commits routes to recovery of the companion; a home ledger edit is not admitted', () => {

@@ -204,6 +204,16 @@ function latestGateHead(context: StepContext): unknown {
   return 'no gate run';
 }
 
+/** The latest gate run's output in the path (coordinated runs name the failing leg), if any. */
+function latestGateOutput(context: StepContext): { leg?: string; legHead?: string } | null {
+  for (let i = context.index; i >= 0; i--) {
+    const event = context.path.steps[i]?.event;
+    if (event?.type === 'xstate.done.actor.runGates')
+      return event.output as { leg?: string; legHead?: string };
+  }
+  return null;
+}
+
 /** The human event of the latest step up to this one, if any. */
 function latestHumanEvent(context: StepContext): PathStep['event'] | null {
   for (let i = context.index; i >= 0; i--) {
@@ -426,6 +436,9 @@ function referenceVerdict(context: StepContext, c: ContextView): string {
   // clean, then the rows and decisions of the commit body, every row in the dispatched leg.
   if (boundary.home !== undefined) {
     if (boundary.home.head !== plan.homeHead || boundary.home.porcelain !== '') return 'unattributed';
+    // A companion verification repair (L17): its commit is in the companion, the home ledger is
+    // the reserved one; nothing else to read.
+    if (plan.target === 'verify') return 'admitted';
     const bodyRows = lines
       .slice(2)
       .map((l) => /^\| (\d+) \| (\w+) \| (\d+) \| (.*) \|$/.exec(l))
@@ -587,8 +600,14 @@ function checkInvocation(
               : 'no target';
       // A verification repair plans on the HEAD the gate set left, which includes the commit of
       // the tracked changes the gates produced (§3.18 step 1), failing run or not.
-      const head = invocation.id === 'reserveVerifyDispatch' ? latestGateHead(context) : c.head;
-      oracle.same(step, `${what}: tuple`, plan.pending, { target, repo: 'home', head });
+      // On a coordinated run the failing pair's leg and that checkout's HEAD (§1.6, L17).
+      const gate = latestGateOutput(context);
+      const head =
+        invocation.id === 'reserveVerifyDispatch' ? (gate?.legHead ?? latestGateHead(context)) : c.head;
+      // The two-leg world's home member is web; a single leg's repo is home.
+      const homeRepo = (c.ledger as { legs?: unknown } | null)?.legs === undefined ? 'home' : 'web';
+      const repo = invocation.id === 'reserveVerifyDispatch' ? (gate?.leg ?? homeRepo) : 'home';
+      oracle.same(step, `${what}: tuple`, plan.pending, { target, repo, head });
       oracle.same(step, `${what}: reserved = saved + bump + tuple`, plan.reserved, {
         ...plan.saved,
         iterations: plan.saved.iterations + 1,

@@ -402,3 +402,27 @@ export function companionCommit(plan: DispatchPlan, variant: 'done' | 'foreign')
   ];
   return lines.join('\n');
 }
+
+/**
+ * Both legs closed (coordinated verify, L13-L17): api's row 2 recorded done in home, at home HEAD
+ * `sha('5')`; the ordered table enters verify, whose gate set runs web's pair then api's.
+ */
+export function legsClosed(): WorldState {
+  const ready = legsReady();
+  return {
+    name: 'two legs, every row closed',
+    head: sha('5'),
+    ledger: {
+      ...ready.ledger,
+      iterations: ready.ledger.iterations + 1,
+      rows: ready.ledger.rows.map((r) =>
+        r.row === 2 ? { ...r, status: 'done', attempts: 1, evidence: 'npm test; api serves the CSV' } : r,
+      ),
+      decisions: [
+        ...ready.ledger.decisions,
+        formatOutcomeDecision(2, 'done', 'api serves the CSV', 'verify'),
+      ],
+    },
+    commits: [],
+  };
+}

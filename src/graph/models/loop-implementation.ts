@@ -17,10 +17,12 @@ import { serializeLedger } from '../../gauntlet/ledger.js';
 import { legacyAllowance } from '../../gauntlet/legacy-allowance.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 import {
+  API_HEAD,
   BASE,
   childCommit,
   companionCommit,
   legacyCapLedgerText,
+  legsClosed,
   legsReady,
   reservedLedger,
   reservedLegLedger,
@@ -155,6 +157,14 @@ const workspaces: EventPayload[] = [
     savedLedgerText: serializeLedger(legsReady().ledger),
   },
   {
+    name: 'restore, two legs, every row closed',
+    head: legsClosed().head,
+    porcelain: '',
+    ledgerText: serializeLedger(legsClosed().ledger),
+    specText: WORLD_LEG_SPEC,
+    savedLedgerText: null,
+  },
+  {
     name: 'restore, tuple without a before-image',
     head: rowReady.head,
     porcelain: '',
@@ -164,12 +174,59 @@ const workspaces: EventPayload[] = [
   },
 ].map(({ name: _name, ...facts }) => ({ output: facts as EventPayload }));
 
-const refreshes: EventPayload[] = [
-  ...states.map((state) => ({
-    output: json({ head: state.head, ledgerText: serializeLedger(state.ledger), commits: state.commits }),
-  })),
+const refreshOf = (state: {
+  head: string;
+  ledger: Parameters<typeof serializeLedger>[0];
+  commits: unknown;
+}) => ({
+  output: json({ head: state.head, ledgerText: serializeLedger(state.ledger), commits: state.commits }),
+});
+const singleLegRefreshes: EventPayload[] = [
+  ...states.map(refreshOf),
   { output: { head: BASE, ledgerText: legacyCapLedgerText(), commits: [] } },
 ];
+/** A coordinated run's refreshes also offer the two-leg world with every row closed (verify). */
+function refreshes(snapshot: Snapshot): EventPayload[] {
+  const coordinated = snapshot.context.ledger?.legs !== undefined;
+  return coordinated ? [...singleLegRefreshes, refreshOf(legsClosed())] : singleLegRefreshes;
+}
+
+/** Gate runs: a coordinated ledger's gate set also fails in api, a companion leg (L13-L17). */
+function gateRuns(snapshot: Snapshot): EventPayload[] {
+  const single: EventPayload[] = [
+    // HEAD moved: the gates produced tracked changes and the host committed them.
+    { output: { passed: true, head: sha('9') } },
+    {
+      output: {
+        passed: false,
+        head: sha('8'),
+        gate: 1,
+        command: WORLD_PATHS.verification,
+        exitCode: 1,
+        logPath: '/tmp/loopchart-logs/gate-1.log',
+        tail: 'FAIL test/export.test.ts',
+      },
+    },
+  ];
+  if (snapshot.context.ledger?.legs === undefined) return single;
+  return [
+    ...single,
+    {
+      output: {
+        passed: false,
+        head: sha('8'),
+        verified: { web: sha('8') },
+        leg: 'api',
+        legHead: API_HEAD,
+        gate: 2,
+        command: 'make api-test',
+        exitCode: 2,
+        logPath: '/tmp/loopchart-logs/gate-2.log',
+        tail: 'FAIL api/csv.test.ts',
+      },
+    },
+  ];
+}
 
 function plan(snapshot: Snapshot): DispatchPlan | null {
   return snapshot.context.plan;
@@ -181,6 +238,8 @@ function boundaries(snapshot: Snapshot): EventPayload[] {
   const child = snapshot.context.child;
   if (current === null) return [];
   const none = { porcelain: '', commitCount: 0, commit: null, headLedgerText: null };
+  if (current.pending.repo === 'api' && current.target === 'verify')
+    return companionRepairBoundaries(current, child?.returned === 'DONE');
   if (current.pending.repo === 'api') return companionBoundaries(current, child?.returned === 'DONE');
   if (child === null || child.returned !== 'DONE') return [{ output: none }];
   const dirty = { porcelain: ' M src/export.ts', commitCount: 1, commit: null, headLedgerText: null };
@@ -240,6 +299,32 @@ function companionBoundaries(current: DispatchPlan, done: boolean): EventPayload
     { output: one('foreign') },
     { output: { ...one('done'), home: { ...home, head: sha('5') } } },
     { output: { ...none, porcelain: '?? src/serve.ts' } },
+  ];
+}
+
+/**
+ * Boundary reads of a verification repair in api (L17): the companion's single commit (tuple and
+ * consumed iteration, no ledger), home unmoved or moved meanwhile, a dirty companion.
+ */
+function companionRepairBoundaries(current: DispatchPlan, done: boolean): EventPayload[] {
+  const home = { head: current.homeHead ?? '', porcelain: '' };
+  const none = { porcelain: '', commitCount: 0, commit: null, headLedgerText: null, home };
+  if (!done) return [{ output: none }];
+  const fix = {
+    porcelain: '',
+    commitCount: 1,
+    commit: {
+      sha: sha('d'),
+      subject: 'loop: verification fix',
+      body: formatChildBody(current.pending, current.iteration + 1),
+    },
+    headLedgerText: null,
+    home,
+  };
+  return [
+    { output: fix },
+    { output: { ...fix, home: { ...home, head: sha('4') } } },
+    { output: { ...none, porcelain: '?? api/csv.ts' } },
   ];
 }
 
@@ -498,21 +583,7 @@ export const loopImplementationModel = defineMachineModel(loopImplementationMach
     'xstate.done.actor.commitReopen': committed,
     'xstate.done.actor.commitMigration': committed,
     'xstate.done.actor.discardChanges': [{ output: { clean: true } }, { output: { clean: false } }],
-    'xstate.done.actor.runGates': [
-      // HEAD moved: the gates produced tracked changes and the host committed them.
-      { output: { passed: true, head: sha('9') } },
-      {
-        output: {
-          passed: false,
-          head: sha('8'),
-          gate: 1,
-          command: WORLD_PATHS.verification,
-          exitCode: 1,
-          logPath: '/tmp/loopchart-logs/gate-1.log',
-          tail: 'FAIL test/export.test.ts',
-        },
-      },
-    ],
+    'xstate.done.actor.runGates': gateRuns,
     'xstate.done.actor.resolveRepairModel': [
       { output: { model: 'openai/strong-model' } },
       { output: { model: null } },

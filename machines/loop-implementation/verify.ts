@@ -210,7 +210,8 @@ export const verifyRegion = loopSetup.createStateConfig({
             {
               guard: 'verificationHomeChanged',
               target: '#loop-implementation.humanStop.recoveryIncomplete',
-              description: 'companion repair not attributable: home moved or changed meanwhile (state preserved)',
+              description:
+                'companion repair not attributable: home moved or changed meanwhile (state preserved)',
               actions: {
                 type: 'stopRecovery',
                 params: ({ context }) => {

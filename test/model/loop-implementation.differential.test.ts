@@ -6,6 +6,7 @@ import {
   returnOutcomeOf,
   rulesOutcome,
 } from '../../machines/loop-implementation/index.js';
+import { homeMember } from '../../src/gauntlet/leg-entries.js';
 import type { RulesOutcome } from '../../src/gauntlet/rules.js';
 import { assertMachineModel } from '../../src/graph/machine-model.js';
 import { createModelExplorer } from '../../src/graph/model-exploration.js';
@@ -87,7 +88,22 @@ describe('loop-implementation: the machine decides as the pure core does', () =>
                 const verdict = returnOutcomeOf(context);
                 exercised.add(`validation:${verdict?.kind}`);
                 expect(verdict).not.toBeNull();
-                expect(taken.targets).toEqual([VALIDATION_DESTINATION[verdict?.kind ?? '']]);
+                // A companion's admitted return is recorded in home by the legs region (§3.20);
+                // the spec's `## Legs` says which member is home, and a ledger without the
+                // coordinated part is a single leg (`home`), whatever the spec declares.
+                const plan = context.plan;
+                const companion =
+                  context.spec !== null &&
+                  context.spec.legs !== undefined &&
+                  plan !== null &&
+                  plan.saved.legs !== undefined &&
+                  plan.pending.repo !== homeMember(context.spec);
+                if (companion) exercised.add(`validation:companion-${verdict?.kind}`);
+                expect(taken.targets).toEqual([
+                  companion && verdict?.kind === 'admitted'
+                    ? 'loop-implementation.legs.recording'
+                    : VALIDATION_DESTINATION[verdict?.kind ?? ''],
+                ]);
               }
             }
           }
@@ -103,6 +119,7 @@ describe('loop-implementation: the machine decides as the pure core does', () =>
         'rules:unreachable-amend',
         'rules:spec-amend',
         'rules:redraw-stop',
+        'rules:repeated-evidence-stop',
         'rules:verify',
         'rules:row-stop',
         'rules:seed-stop',
@@ -112,6 +129,10 @@ describe('loop-implementation: the machine decides as the pure core does', () =>
         'validation:unattributed',
         'validation:miss',
         'validation:admitted',
+        'validation:companion-admitted',
+        'validation:companion-miss',
+        'validation:companion-interrupted',
+        'validation:companion-unattributed',
       ].sort(),
     );
   });

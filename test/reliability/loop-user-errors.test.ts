@@ -109,7 +109,7 @@ describe('user errors are named, exit 2, and write nothing', () => {
     expect(r.subjects()).toEqual([]);
   });
 
-  it('a spec declaring two legs, until coordinated runs land: named, exit 2, nothing seeded', async () => {
+  it('a spec declaring two legs, run without the companion checkout: named, exit 2, nothing seeded', async () => {
     const r = createLoopRepo({
       spec: `${specWith(['The web row', 'The api row'])}\n## Legs\n\n- web (home): 1\n- api: 2\n`,
       script: { version: 1, targets: { seed: [{ do: 'crash' }] } },
@@ -119,8 +119,10 @@ describe('user errors are named, exit 2, and write nothing', () => {
     expect(out.code).toBe(2);
     const json = JSON.parse(out.stdout) as { status: string; findings: { code: string; reason: string }[] };
     expect(json.status).toBe('invalid');
-    const legs = json.findings.find((f) => f.code === 'spec.legs.coordinated');
-    expect(legs?.reason).toContain('web, api');
+    // The error names the member without a checkout and the option that gives it.
+    const error = (json as unknown as { error?: { code: string; message: string } }).error;
+    expect(error?.code).toBe('run.leg-missing');
+    expect(error?.message).toContain('--leg api=');
     expect(r.subjects()).toEqual([]);
     expect(existsSync(join(r.dir, r.ledgerPath))).toBe(false);
     // One member is a single-leg run: it seeds as before.

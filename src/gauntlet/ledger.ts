@@ -14,7 +14,7 @@ import { InputError, LedgerFormatError } from '../common/errors.js';
 import { type Finding, finding } from '../common/finding.js';
 import { decisionProblem } from './decisions.js';
 import { hasUnescapedPipe, splitUnescaped, unescapeEvidence } from './evidence.js';
-import { isCoordinated, legEntries, memberNames } from './leg-entries.js';
+import { homeMember, isCoordinated, legEntries, memberNames } from './leg-entries.js';
 import { dispositionEvidence, isCutDisposition, LEG_NAME } from './spec.js';
 import {
   type Ledger,
@@ -1431,6 +1431,17 @@ function specFindings(
           'ledger.check.members',
           0,
           `the ledger's members are ${actual.join(', ')} but the spec's ## Legs lists ${expected.join(', ')} (in that order)`,
+        ),
+      );
+    // The ledger names home only by its base: exactly the spec's home member has base: as its base.
+    const home = homeMember(spec);
+    const atHomeBase = ledger.legs.members.filter((member) => member.base === ledger.base).map((m) => m.name);
+    if (atHomeBase.join(' ') !== home)
+      findings.push(
+        finding(
+          'ledger.check.home-base',
+          0,
+          `the spec's home member ${home} must be the only member whose base is the ledger's base: (${ledger.base}); members at that base: ${atHomeBase.join(', ') || 'none'}`,
         ),
       );
     ledger.legs.mapping.slice(0, entries.length).forEach((entry, index) => {

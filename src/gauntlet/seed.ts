@@ -94,7 +94,13 @@ export function seedLedger(spec: Spec, options: SeedOptions): SeededLedger {
     ...(legs === undefined ? {} : { legs }),
   };
   // A bad allowance is reported once, as seed.allowance; check everything else as written.
-  findings.push(...checkLedger(allowanceOk ? ledger : { ...ledger, allowance: DEFAULT_ALLOWANCE }, spec));
+  // A member's base already refused above is not reported again as the ledger's ambiguous home.
+  const baseRefused = findings.some((f) => f.code.startsWith('seed.') && f.code.includes('base'));
+  findings.push(
+    ...checkLedger(allowanceOk ? ledger : { ...ledger, allowance: DEFAULT_ALLOWANCE }, spec).filter(
+      (f) => !(baseRefused && f.code === 'ledger.check.home-base'),
+    ),
+  );
   return findings.length > 0 ? { ledger: null, findings } : { ledger, findings: [] };
 }
 
@@ -123,6 +129,16 @@ function coordinatedLegs(
           'seed.home-base',
           0,
           `member ${name} is home: its base ${base} must equal the ledger's base: ${options.base}`,
+        ),
+      );
+    else if (name !== home && base === options.base)
+      // The ledger names home only by its base (base <home>: equals base:): a companion at the same
+      // commit (another worktree of the home repository) would make home ambiguous.
+      findings.push(
+        finding(
+          'seed.member-base-shared',
+          0,
+          `member ${name} starts at the home base ${base}: a companion must be another repository, or a checkout at another commit`,
         ),
       );
     return { name, base: base ?? options.base, seeded: false };

@@ -214,6 +214,13 @@ describe('coordinated seed (§1.2, §1.7)', () => {
         (f) => f.code,
       ),
     ).toEqual(['seed.home-base']);
+    // A companion at the home commit (another worktree of the home repository): the ledger could
+    // not tell which member is home, so the seed refuses it.
+    expect(
+      seedLedger(s, { ...options, memberBases: { web: HOME_BASE, api: HOME_BASE } }).findings.map(
+        (f) => f.code,
+      ),
+    ).toEqual(['seed.member-base-shared']);
   });
 
   it('a single-leg seed carries no coordinated metadata even when bases are given', () => {
@@ -285,6 +292,19 @@ describe('coordinated ledger (§1.7, §1.8)', () => {
       '',
     ).replace(/## Leg mapping\n[\s\S]*?\| 4 \| 3 \| api \|\n\n/, '');
     expect(checkLedger(parsed(plain), s).map((f) => f.code)).toEqual(['ledger.check.legs-missing']);
+  });
+
+  it("is checked for one home: only the spec's home member has the ledger's base: as its base", () => {
+    const s = spec(['- web (home): 1, 2', '- api: 2, 3']);
+    const sharedBase = COORDINATED_LEDGER.replace(`base api: ${API_BASE}`, `base api: ${HOME_BASE}`);
+    expect(checkLedger(parsed(sharedBase), s).map((f) => f.code)).toEqual(['ledger.check.home-base']);
+    const companionAtHome = COORDINATED_LEDGER.replace(
+      `base web: ${HOME_BASE}`,
+      `base web: ${API_BASE}`,
+    ).replace(`base api: ${API_BASE}`, `base api: ${HOME_BASE}`);
+    const finding = checkLedger(parsed(companionAtHome), s).find((f) => f.code === 'ledger.check.home-base');
+    expect(finding?.reason).toContain('home member web');
+    expect(finding?.reason).toContain('members at that base: api');
   });
 
   const broken: [string, string, string][] = [

@@ -511,11 +511,13 @@ function candidateCounts(machine: AnyStateMachine): Map<string, number> {
 /**
  * An overview edge's label: what kinds of step cross it. Named events are listed (at most three,
  * then `+n more`); eventless steps, actor results and failures, delays and completions are counted
- * by kind (`always ×5`, `error ×3`), since the region diagrams show each one.
+ * by kind (`ε ×5` for eventless `always` steps, `error ×3`), since the region diagrams show each one.
+ * `ε` is the automata notation for a move without an input; it keeps the loop engine's overview
+ * inside GitHub's column (docs/decisions/viewer.md, W38).
  */
 function summaryLines(transitions: readonly TransitionInfo[]): string[] {
   const KIND_WORDS: Partial<Record<TransitionInfo['kind'], string>> = {
-    always: 'always',
+    always: 'ε',
     'done.actor': 'done',
     'error.actor': 'error',
     'snapshot.actor': 'snapshot',

@@ -25,6 +25,8 @@ import {
   startRpiCli,
 } from '../support/resume-run.js';
 
+const CRASH_CHAINS = process.env.LOOPCHART_CRASH_EXHAUSTIVE === '1';
+
 let scripts: string;
 const repos: TempRepo[] = [];
 const LOG = '.git/calls.log';
@@ -155,15 +157,21 @@ describe('loopchart crank resumes after a SIGKILL', () => {
     expect(userFiles(run.repo)).toEqual(expectedFiles);
   }
 
-  it('ends like the uninterrupted wave when killed right after each of its side effects in turn', async () => {
-    const run = subject(lanes);
-    const { last, kills } = await chainOfCrashes(run.args, () => waveState(run.repo));
-    expectLikeUninterrupted(run, last);
-    // The wave's journal; per lane its start, its journal, launch, spawn and record of its
-    // implementation and validation, its measurement, its end and its return; the acceptance's
-    // launch, spawn and record; the end and the report.
-    expect(kills).toBeGreaterThanOrEqual(1 + 2 * (1 + 1 + 6 + 1 + 2 + 1) + 3 + 2);
-  }, 900_000);
+  // The chain of every side effect runs with `npm run test:crash` (LOOPCHART_CRASH_EXHAUSTIVE=1),
+  // outside `npm test`, to keep CI within its time (docs/proof.md, Crash tests).
+  it.runIf(CRASH_CHAINS)(
+    'ends like the uninterrupted wave when killed right after each of its side effects in turn',
+    async () => {
+      const run = subject(lanes);
+      const { last, kills } = await chainOfCrashes(run.args, () => waveState(run.repo));
+      expectLikeUninterrupted(run, last);
+      // The wave's journal; per lane its start, its journal, launch, spawn and record of its
+      // implementation and validation, its measurement, its end and its return; the acceptance's
+      // launch, spawn and record; the end and the report.
+      expect(kills).toBeGreaterThanOrEqual(1 + 2 * (1 + 1 + 6 + 1 + 2 + 1) + 3 + 2);
+    },
+    900_000,
+  );
 
   it.each(['lane a: implement:0', 'lane b: validate:0:fresh', 'acceptance:1'])(
     'uses the result of %s when the wave was killed after it ended but before it was recorded',

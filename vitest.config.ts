@@ -7,10 +7,8 @@ export default defineConfig({
     // Tests that create git repositories and child processes share 2 cores on CI.
     pool: 'forks',
     // Vitest's default is one worker per core minus one: a single worker on CI's 2 cores, where
-    // much test time is spent waiting on git and child processes. With two workers the e2e files
-    // kept the 2 cores 84 % busy (user + sys over wall); a third worker fills the waits. Three at
-    // least.
-    maxWorkers: Math.max(3, availableParallelism() - 1),
+    // most test time is spent waiting on git and child processes. Two workers at least.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],

@@ -20,6 +20,7 @@ import {
 } from '../../src/gauntlet/dispatch.js';
 import type { HumanStop } from '../../src/gauntlet/human-stop.js';
 import { parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
+import { criterionOfRow, specRowOfLedgerRow } from '../../src/gauntlet/leg-amendments.js';
 import {
   amendItemEdit,
   cutRowEdit,
@@ -393,7 +394,10 @@ export function ruleStop(context: LoopContext): HumanStop | null {
     case 'redraw-stop':
       return { kind: 'redraw', row: outcome.row, reason: outcome.reason };
     case 'unreachable-amend': {
-      const rowText = context.spec?.rows.find((r) => r.row === outcome.row)?.text;
+      const rowText =
+        context.spec === null
+          ? undefined
+          : specRowOfLedgerRow(context.spec, headLedger(context), outcome.row)?.text;
       return {
         kind: 'unreachable-amend',
         row: outcome.row,
@@ -441,7 +445,7 @@ export function choiceEdit(context: LoopContext, event: HumanEvent): CommitReque
       if (amendment.kind === 'cut')
         return {
           ...cutRowEdit(ledger, amendment.row, amendment.disposition),
-          specText: amendSpecText(specText, amendment),
+          specText: amendSpecText(specText, onCriterion(ledger, amendment)),
         };
       if (amendment.kind === 'reopen') {
         const edit = reopenRowEdit(
@@ -449,17 +453,32 @@ export function choiceEdit(context: LoopContext, event: HumanEvent): CommitReque
           amendment.row,
           amendment.text === undefined
             ? 'reopened by a human amendment - the spec text is unchanged'
-            : `reopened by a human amendment - criterion ${amendment.row} is now: ${amendment.text}`,
+            : `reopened by a human amendment - criterion ${criterionOf(ledger, amendment.row)} is now: ${amendment.text}`,
         );
         return amendment.text === undefined
           ? edit
-          : { ...edit, specText: amendSpecText(specText, amendment) };
+          : { ...edit, specText: amendSpecText(specText, onCriterion(ledger, amendment)) };
       }
       return { ...preservingAmendEdit(ledger, amendment.what), specText: amendSpecText(specText, amendment) };
     }
     default:
       throw new Error(`no ledger edit for ${event.type}`);
   }
+}
+
+/**
+ * The criterion a ledger row names (L12): the spec side of an amendment answered by row edits the
+ * criterion `## Leg mapping` maps the row to; a single-leg row is its criterion.
+ */
+function criterionOf(ledger: Ledger, row: number): number {
+  const ac = criterionOfRow(ledger, row);
+  if (ac === null) throw new Error(`row ${row} has no leg mapping`);
+  return ac;
+}
+
+/** A row-numbered spec amendment carried to the row's criterion (L12). */
+function onCriterion<A extends { readonly row: number }>(ledger: Ledger, amendment: A): A {
+  return { ...amendment, row: criterionOf(ledger, amendment.row) };
 }
 
 /** The automatic cut of an unreachable row under amend permission (§3.13). */
@@ -471,7 +490,7 @@ export function unreachableCut(context: LoopContext): CommitRequest {
     ...cutRowEdit(headLedger(context), outcome.row, outcome.disposition, grant),
     specText: amendSpecText(context.specText ?? '', {
       kind: 'cut',
-      row: outcome.row,
+      row: criterionOf(headLedger(context), outcome.row),
       disposition: outcome.disposition,
       outOfScope: outcome.outOfScope,
     }),

@@ -71,9 +71,15 @@ export function readAmendmentMarker(evidence: string): AmendmentMarker {
 /**
  * The `## Amendments` entry of an applied amend item: `row <n>: <what>; evidence: <evidence>`.
  * The evidence half is what the repeated-evidence check reads back.
+ *
+ * @param row the failed target that reported the item
+ * @param what the one-line spec change
+ * @param evidence the observation that falsified the old text
+ * @param name how the entry names the row: `row <n>` by default; on a coordinated ledger the
+ *   criterion, `criterion <ac> (row <n>, <leg>)` (docs/decisions/legs.md L12)
  */
-export function amendmentEntry(row: number, what: string, evidence: string): string {
-  return `row ${row}: ${what}${EVIDENCE_TAG}${evidence}`;
+export function amendmentEntry(row: number, what: string, evidence: string, name = `row ${row}`): string {
+  return `${name}: ${what}${EVIDENCE_TAG}${evidence}`;
 }
 
 /** The progress line printed when an amend item is applied: `amended the spec: row <n> - <what>`. */
@@ -122,6 +128,11 @@ export interface AmendmentRoutingInput {
   readonly amendments: readonly string[];
   /** True under option 5 (an active `**Amend-grant:**`). */
   readonly amendPermission: boolean;
+  /**
+   * How the `## Amendments` entry names the row (`row <n>` when absent); a coordinated run names
+   * the criterion, `criterion <ac> (row <n>, <leg>)`.
+   */
+  readonly rowName?: string;
 }
 
 /** What routing an amendment marker decides. */
@@ -178,7 +189,7 @@ export function routeAmendmentMarker(input: AmendmentRoutingInput): AmendmentRou
         row,
         what: marker.what,
         evidence: marker.evidence,
-        entry: amendmentEntry(row, marker.what, marker.evidence),
+        entry: amendmentEntry(row, marker.what, marker.evidence, input.rowName),
         autoApply: input.amendPermission,
         amendedLine: amendedItemLine(row, marker.what),
       };

@@ -125,7 +125,7 @@ export interface PendingRetry {
 export interface AdmittedReturn {
   /** The dispatched (target) row. */
   readonly row: number;
-  /** The child's `loop: row <n> <status>` commit. */
+  /** The child's `loop: row <n> <status>` commit, or the home `loop: record <member> row <n>` of a companion's. */
   readonly sha: string;
   /** The target's status as admitted. */
   readonly status: 'done' | 'failed';
@@ -188,7 +188,11 @@ export interface LoopHistory {
    * decisions, then evidence, then repair bodies oldest first.
    */
   readonly actionSpend: readonly ActionSpend[];
-  /** The latest admitted ordinary child return, answered or not (§3.13, scenario U7). */
+  /**
+   * The latest admitted ordinary child return, answered or not (§3.13, scenario U7): a home
+   * `loop: row <n> <status>` commit that was not rejected, or the home record of a companion's
+   * row return (`loop: record <member> row <n>`, n > 0; docs/decisions/legs.md L12).
+   */
   readonly latestAdmission: AdmittedReturn | null;
 }
 
@@ -650,11 +654,17 @@ function* latestAdmissionOf(replay: Replay): Lazy<AdmittedReturn | null> {
   const { subjects, commits } = replay;
   for (let i = commits.length - 1; i >= 0; i--) {
     const subject = subjects[i] as CommitSubject;
-    if (subject.kind !== 'row' || (yield* replay.isRejected(i))) continue;
-    const row = subject.row;
+    // A companion's admitted row return is the home record of it (`loop: record <m> row <n>`,
+    // never rejected; row 0 is a seed), routed like a home row return (L12).
+    const record = subject.kind === 'record-row' && subject.row > 0;
+    if (!record && (subject.kind !== 'row' || (yield* replay.isRejected(i)))) continue;
+    const row = (subject as { readonly row: number }).row;
     const cells = yield* replay.rowCells(i, row);
+    // A record's subject carries no status: when its ledger cannot be read, its evidence is
+    // unreadable as well and routing continues (`evidence-unreadable`).
+    const subjectStatus = record ? 'failed' : (subject as { readonly status: 'done' | 'failed' }).status;
     const admittedStatus =
-      cells?.status === 'done' || cells?.status === 'failed' ? cells.status : subject.status;
+      cells?.status === 'done' || cells?.status === 'failed' ? cells.status : subjectStatus;
     let answeredBy: CommitRef | null = null;
     for (let j = i + 1; j < commits.length && answeredBy === null; j++)
       if (isAnswer(subjects[j] as CommitSubject)) answeredBy = refOf(commits[j] as HistoryCommit);

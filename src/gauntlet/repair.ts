@@ -16,6 +16,12 @@ import { formatEscalatedDecision, formatRaiseDecision, formatRetryDecision } fro
 import { isEscalationSpent } from './escalation.js';
 import { escapePipes, escapeSegment, MAX_RESULT_LINES } from './evidence.js';
 import { FULL_SHA } from './ledger.js';
+import {
+  type CriterionEntry,
+  criterionEntriesLine,
+  criterionOfRow,
+  entriesOfCriterion,
+} from './leg-amendments.js';
 import type { ActionRecord, Ledger, LedgerRow, PendingTuple } from './types.js';
 import { type InterruptedReason, oneLine } from './validate.js';
 
@@ -280,6 +286,12 @@ export function isCutDispositionText(text: string): boolean {
  * disposition text as evidence; attempts, iterations, allowance, decisions and the tuple stay.
  * Commit `loop: cut row <n>` together with the spec edit (the spec is not this function's).
  *
+ * On a coordinated ledger a disposition belongs to the row's acceptance criterion (the spec owns
+ * the cut, §3.13; "copy each cut disposition to every expanded entry", §1.7): every entry of that
+ * criterion in `## Leg mapping` is cut with the same evidence, in every leg, and the body lists one
+ * `cut row <m>: <evidence>` line per entry and a `criterion <ac>: row <m> <leg>, …` line
+ * (docs/decisions/legs.md L12). The subject keeps the row that was named.
+ *
  * @param ledger the ledger at HEAD
  * @param row a row that is not cut yet
  * @param disposition `deviates: <why>`, `deferred: <where>` or `elsewhere: <repo>`, one line
@@ -298,11 +310,32 @@ export function cutRowEdit(ledger: Ledger, row: number, disposition: string, gra
     );
   const evidence = escapePipes(text);
   const granted = grant === undefined ? [] : ['granted', `"${oneLine(grant)}"`];
+  const { ac, entries } = criterionEntries(ledger, row);
+  const cutRows = new Set(entries.map((entry) => entry.row));
+  const lines =
+    ledger.legs === undefined
+      ? [`cut row ${row}: ${evidence}`]
+      : [...entries.map((entry) => `cut row ${entry.row}: ${evidence}`), criterionEntriesLine(ac, entries)];
   return {
-    ledger: withRow(ledger, { ...current, status: 'cut', evidence }),
+    ledger: {
+      ...ledger,
+      rows: ledger.rows.map((r) => (cutRows.has(r.row) ? { ...r, status: 'cut' as const, evidence } : r)),
+    },
     subject: formatSubject({ kind: 'cut-row', row }),
-    body: [`cut row ${row}: ${evidence}`, ...granted].join('\n'),
+    body: [...lines, ...granted].join('\n'),
   };
+}
+
+/**
+ * The criterion of `row` and its entries (the row alone on a single-leg ledger).
+ *
+ * @throws LedgerEditError when a coordinated ledger's mapping does not list the row
+ */
+function criterionEntries(ledger: Ledger, row: number): { ac: number; entries: CriterionEntry[] } {
+  const ac = criterionOfRow(ledger, row);
+  if (ac === null) throw new LedgerEditError('ledger-edit.row', `row ${row} has no leg mapping`);
+  if (ledger.legs === undefined) return { ac, entries: [{ row, leg: 'home' }] };
+  return { ac, entries: entriesOfCriterion(ledger, ac) };
 }
 
 /** Evidence of a done row re-bounded by an amendment (§3.17). */
@@ -311,6 +344,12 @@ export const REOPENED_EVIDENCE = 'reopened by amendment';
 /**
  * Re-bound a done row by an approved amendment (§3.17): `done` → `open` with evidence `reopened by
  * amendment`; attempts, iterations, allowance, decisions and the tuple stay. Commit `loop: amend`.
+ *
+ * On a coordinated ledger the re-bound changes the row's acceptance criterion, which every leg
+ * listing it implements: every `done` entry of that criterion is reopened, the entries that are
+ * still open or failed stay as they are, and the body lists one `reopened row <m> by amendment`
+ * line per reopened entry and a `criterion <ac>: row <m> <leg>, …` line (docs/decisions/legs.md
+ * L12).
  *
  * @param ledger the ledger at HEAD
  * @param row a done row
@@ -326,10 +365,26 @@ export function reopenRowEdit(ledger: Ledger, row: number, what = ''): LedgerEdi
       `only a done row can be reopened; row ${row} is ${current.status}`,
     );
   const note = what.trim() === '' ? '' : `\n${oneLine(what)}`;
+  const { ac, entries } = criterionEntries(ledger, row);
+  const done = new Set(ledger.rows.filter((r) => r.status === 'done').map((r) => r.row));
+  const reopened = entries.filter((entry) => done.has(entry.row));
+  const rows = new Set(reopened.map((entry) => entry.row));
+  const lines =
+    ledger.legs === undefined
+      ? [`reopened row ${row} by amendment`]
+      : [
+          ...reopened.map((entry) => `reopened row ${entry.row} by amendment`),
+          criterionEntriesLine(ac, reopened),
+        ];
   return {
-    ledger: withRow(ledger, { ...current, status: 'open', evidence: REOPENED_EVIDENCE }),
+    ledger: {
+      ...ledger,
+      rows: ledger.rows.map((r) =>
+        rows.has(r.row) ? { ...r, status: 'open' as const, evidence: REOPENED_EVIDENCE } : r,
+      ),
+    },
     subject: formatSubject({ kind: 'amend' }),
-    body: `reopened row ${row} by amendment${note}`,
+    body: `${lines.join('\n')}${note}`,
   };
 }
 

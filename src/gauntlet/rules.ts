@@ -24,6 +24,7 @@ import { effectiveAllowance, exhaustedRows } from './allowance.js';
 import { routeAmendmentMarker } from './amendment-items.js';
 import { escalationThreshold, isEscalationSpent } from './escalation.js';
 import type { LoopHistory } from './history.js';
+import { rowAsCriterion, specRowOfLedgerRow } from './leg-amendments.js';
 import { type Rule3Hint, rule3HintFor } from './stagnation.js';
 import { selectTarget, type TargetReason } from './targeting.js';
 import type { Ledger, Spec } from './types.js';
@@ -358,7 +359,8 @@ export function unreachableRoutingStep(
   const admission = history.latestAdmission;
   if (admission === null || admission.status !== 'failed' || admission.answeredBy !== null) return null;
   if (!ledger.rows.some((cells) => cells.row === admission.row)) return null;
-  const specRow = routing.spec.rows.find((candidate) => candidate.row === admission.row);
+  // A coordinated ledger's row stands for the criterion `## Leg mapping` maps it to (L12).
+  const specRow = specRowOfLedgerRow(routing.spec, ledger, admission.row);
   if (specRow === undefined) {
     const message = `the spec has no acceptance criterion for ledger row ${admission.row}; its admitted failed return cannot be routed`;
     return configurationStop(
@@ -372,7 +374,12 @@ export function unreachableRoutingStep(
   switch (routed.kind) {
     case 'continue':
       return routed.why === 'no-marker' && admission.evidence !== null
-        ? amendmentRoutingStep(admission.row, admission.evidence, routing)
+        ? amendmentRoutingStep(
+            admission.row,
+            admission.evidence,
+            routing,
+            rowAsCriterion(ledger, admission.row),
+          )
         : null;
     case 'bound-spent':
       return {
@@ -409,12 +416,14 @@ function amendmentRoutingStep(
   row: number,
   evidence: string,
   routing: RoutingContext,
+  rowName: string,
 ): SpecAmendItem | RepeatedEvidenceStop | RedrawStop | null {
   const routed = routeAmendmentMarker({
     row,
     evidence,
     amendments: routing.amendments ?? [],
     amendPermission: routing.amendPermission,
+    rowName,
   });
   switch (routed.kind) {
     case 'continue':

@@ -11,6 +11,7 @@ import { effectiveAllowance } from '../gauntlet/allowance.js';
 import { amendmentEntries } from '../gauntlet/amendment-items.js';
 import { type HumanStop, renderHumanStop } from '../gauntlet/human-stop.js';
 import { formatPending, parseLedger } from '../gauntlet/ledger.js';
+import { specRowOfLedgerRow } from '../gauntlet/leg-amendments.js';
 import { homeMember, isCoordinated } from '../gauntlet/leg-entries.js';
 import { type LegRowCounts, legSummaries } from '../gauntlet/leg-status.js';
 import { evaluateRules } from '../gauntlet/rules.js';
@@ -250,7 +251,7 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
       return stopped({ kind: 'redraw', row: outcome.row, reason: outcome.reason }, outcome.why);
     case 'unreachable-amend': {
       if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why });
-      const rowText = spec.spec.rows.find((r) => r.row === outcome.row)?.text;
+      const rowText = specRowOfLedgerRow(spec.spec, ledger, outcome.row)?.text;
       return stopped(
         {
           kind: 'unreachable-amend',

@@ -246,9 +246,9 @@ function verificationRepairsOf(steps: readonly Step[], ledger: Ledger): number {
 function targetDecisionOf(step: Step): string | null {
   if (step.fact.ledger === null) return null;
   const added = newDecisionLines(step.before, step.fact.ledger);
-  if (step.subject.kind === 'seed-evidence')
+  if (step.subject.kind === 'seed-evidence' || (step.subject.kind === 'record-row' && step.subject.row === 0))
     return added.find((line) => parseDecision(line).kind === 'seed') ?? null;
-  if (step.subject.kind !== 'row') return null;
+  if (step.subject.kind !== 'row' && step.subject.kind !== 'record-row') return null;
   const row = step.subject.row;
   return (
     added.find((line) => {
@@ -274,12 +274,16 @@ function isAnswer(subject: CommitSubject): boolean {
 
 function latestAdmissionOf(steps: readonly Step[], rejected: readonly boolean[]): AdmittedReturn | null {
   let latest: Step | null = null;
-  for (const step of steps) if (step.subject.kind === 'row' && !rejected[step.index]) latest = step;
-  if (latest === null || latest.subject.kind !== 'row') return null;
+  for (const step of steps) {
+    const s = step.subject;
+    if ((s.kind === 'row' && !rejected[step.index]) || (s.kind === 'record-row' && s.row > 0)) latest = step;
+  }
+  if (latest === null || (latest.subject.kind !== 'row' && latest.subject.kind !== 'record-row')) return null;
   const row = latest.subject.row;
   const cells = latest.fact.ledger?.rows.find((candidate) => candidate.row === row);
-  const admittedStatus =
-    cells?.status === 'done' || cells?.status === 'failed' ? cells.status : latest.subject.status;
+  // A companion record names no status: an unreadable ledger leaves it failed with no evidence.
+  const named = latest.subject.kind === 'row' ? latest.subject.status : 'failed';
+  const admittedStatus = cells?.status === 'done' || cells?.status === 'failed' ? cells.status : named;
   const answer = steps.slice(latest.index + 1).find((step) => isAnswer(step.subject));
   return {
     row,

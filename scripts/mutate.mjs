@@ -133,7 +133,7 @@ for (const folder of selected) {
   const before = hashes(files);
   const stryker = [
     '-n',
-    '15',
+    '19',
     process.execPath,
     'node_modules/@stryker-mutator/core/bin/stryker.js',
     'run',

@@ -4,7 +4,8 @@
 // (mutation/incremental/<folder>.json, committed, so a rerun only tests mutants whose code or
 // tests changed). After each folder the score and the sha-256 of every mutated file are written
 // to mutation/summary.json; test/mutation-summary.test.ts fails when that summary is stale.
-// Stryker runs under `nice -n 15` with concurrency 1 (stryker.config.mjs): the machine is shared.
+// Of the test files a unit's globs match, only those whose relative imports reach the unit's
+// files run (scripts/mutation-tests.mjs). Stryker runs under `nice -n 19` with concurrency 1 (stryker.config.mjs): the machine is shared.
 // `npm run mutate -- --table` runs nothing: it rewrites docs/proof.md's unit table from the summary.
 // `npm run mutate -- --unmeasured <folder>...` runs nothing: it records a folder not measured yet
 // (score null, `measured: false`, no hashes), so the summary names every unit.
@@ -12,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { unitTestFiles } from './mutation-tests.mjs';
 
 const config = JSON.parse(readFileSync('mutation/folders.json', 'utf8'));
 const unmeasured = process.argv.includes('--unmeasured');
@@ -145,12 +147,20 @@ for (const folder of selected) {
     ...(folder.ignoreStatic ? ['--ignoreStatic'] : []),
     ...passThrough,
   ];
-  console.log(`mutate: ${folder.name} (${files.length} files, tests ${folder.tests.join(' ')})`);
+  // Of the files the unit's globs match, only those whose imports reach the unit's files.
+  const tests = unitTestFiles(process.cwd(), folder);
+  if (tests.length === 0) {
+    console.error(`mutate: no test file matched by ${folder.tests.join(' ')} reaches ${folder.name}`);
+    process.exit(2);
+  }
+  console.log(
+    `mutate: ${folder.name} (${files.length} files, ${tests.length} test files: ${tests.join(' ')})`,
+  );
   const run = spawnSync('nice', stryker, {
     stdio: 'inherit',
     env: {
       ...process.env,
-      LOOPCHART_MUTATE_TESTS: folder.tests.join(','),
+      LOOPCHART_MUTATE_TESTS: tests.join(','),
       LOOPCHART_MUTATE_TSCONFIG: `mutation/tsconfig.${folder.name}.json`,
     },
   });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { matchGlobs, unitTestFiles } from '../scripts/mutation-tests.mjs';
 
 // mutation/summary.json records each folder's mutation score with the sha-256 of every file it
 // was computed against (scripts/mutate.mjs). No Stryker run happens here: the test hashes the
@@ -46,32 +47,6 @@ function tsFiles(paths: readonly string[]): string[] {
   return files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/**
- * The repository files a file reaches through relative imports (static `import`/`export ... from`
- * and `import()`), itself included: an over-approximation of the code a test file can run.
- */
-function importClosure(start: string): Set<string> {
-  const seen = new Set([start]);
-  const stack = [start];
-  while (stack.length > 0) {
-    const file = stack.pop()!;
-    const text = readFileSync(join(root, file), 'utf8');
-    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
-      const target = relative(root, join(root, dirname(file), match[1]!.replace(/\.js$/, '.ts')))
-        .split('\\')
-        .join('/');
-      const resolved = [target, `${target}.ts`, `${target}/index.ts`].find(
-        (candidate) => candidate.endsWith('.ts') && existsSync(join(root, candidate)),
-      );
-      if (resolved !== undefined && !seen.has(resolved)) {
-        seen.add(resolved);
-        stack.push(resolved);
-      }
-    }
-  }
-  return seen;
-}
-
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
 describe('mutation summary (mutation/summary.json)', () => {
@@ -88,17 +63,31 @@ describe('mutation summary (mutation/summary.json)', () => {
     for (const folder of folders) expect(summary.folders[folder.name]?.paths).toEqual(folder.paths);
   });
 
-  it('runs, for a unit whose tests are listed file by file, every test file of their directories that reaches its code', () => {
-    // A glob takes a new test file by itself; a list must be kept complete by hand, and a test file
-    // missing from it would leave the unit's mutants it kills counted as survivors.
-    for (const folder of folders.filter((unit) => unit.tests.every((test) => !/[*?{[]/.test(test)))) {
-      const unitFiles = new Set(tsFiles(folder.paths));
-      const directories = [...new Set(folder.tests.map((test) => dirname(test)))];
-      const reaching = tsFiles(directories)
-        .filter((file) => file.endsWith('.test.ts'))
-        .filter((file) => [...importClosure(file)].some((reached) => unitFiles.has(reached)));
-      expect([...folder.tests].sort(), folder.name).toEqual(reaching);
+  it('runs against each unit every test file of its globs that imports one of its files', () => {
+    // scripts/mutate.mjs narrows a unit's globs to the test files whose imports reach its files;
+    // one that names a unit file in an import must always be among them.
+    for (const folder of folders) {
+      const unitFiles = tsFiles(folder.paths).map((file) => file.replace(/\.ts$/, '.js'));
+      const selected = unitTestFiles(root, folder);
+      const importing = matchGlobs(root, folder.tests).filter((test) =>
+        unitFiles.some((file) =>
+          readFileSync(join(root, test), 'utf8').includes(`${file.split('/').at(-1)}'`),
+        ),
+      );
+      for (const test of importing) expect(selected, `${folder.name}: ${test}`).toContain(test);
     }
+    // By hand: the convergence tests that load src/convergence/schemas.ts (the barrel re-exports it).
+    expect(
+      unitTestFiles(root, {
+        paths: ['src/convergence/schemas.ts'],
+        tests: ['test/convergence/**/*.test.ts'],
+      }),
+    ).toEqual([
+      'test/convergence/public-api.test.ts',
+      'test/convergence/repair-failed-and-risk.test.ts',
+      'test/convergence/rpi-report.test.ts',
+      'test/convergence/schemas.test.ts',
+    ]);
   });
 
   for (const folder of folders) {

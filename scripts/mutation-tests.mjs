@@ -53,22 +53,35 @@ export function importClosure(root, start) {
   const seen = new Set([start]);
   const stack = [start];
   while (stack.length > 0) {
-    const file = stack.pop();
-    const text = readFileSync(join(root, file), 'utf8');
-    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
-      const target = relative(root, join(root, dirname(file), match[1].replace(/\.js$/, '.ts')))
-        .split('\\')
-        .join('/');
-      const found = [target, `${target}.ts`, `${target}/index.ts`].find(
-        (candidate) => candidate.endsWith('.ts') && existsSync(join(root, candidate)),
-      );
-      if (found !== undefined && !seen.has(found)) {
+    for (const found of importsOf(root, stack.pop())) {
+      if (!seen.has(found)) {
         seen.add(found);
         stack.push(found);
       }
     }
   }
   return seen;
+}
+
+const importsCache = new Map();
+/** The repository files one file imports with a relative path (read once per process). */
+function importsOf(root, file) {
+  const key = `${root}\0${file}`;
+  const cached = importsCache.get(key);
+  if (cached !== undefined) return cached;
+  const imports = [];
+  const text = readFileSync(join(root, file), 'utf8');
+  for (const match of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const target = relative(root, join(root, dirname(file), match[1].replace(/\.js$/, '.ts')))
+      .split('\\')
+      .join('/');
+    const found = [target, `${target}.ts`, `${target}/index.ts`].find(
+      (candidate) => candidate.endsWith('.ts') && existsSync(join(root, candidate)),
+    );
+    if (found !== undefined) imports.push(found);
+  }
+  importsCache.set(key, imports);
+  return imports;
 }
 
 /** The test files of a unit of mutation/folders.json: matched by its globs, reaching its files. */

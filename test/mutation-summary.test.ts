@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { matchGlobs, unitTestFiles } from '../scripts/mutation-tests.mjs';
 
@@ -76,18 +77,33 @@ describe('mutation summary (mutation/summary.json)', () => {
       );
       for (const test of importing) expect(selected, `${folder.name}: ${test}`).toContain(test);
     }
-    // By hand: the convergence tests that load src/convergence/schemas.ts (the barrel re-exports it).
-    expect(
-      unitTestFiles(root, {
-        paths: ['src/convergence/schemas.ts'],
-        tests: ['test/convergence/**/*.test.ts'],
-      }),
-    ).toEqual([
-      'test/convergence/public-api.test.ts',
-      'test/convergence/repair-failed-and-risk.test.ts',
-      'test/convergence/rpi-report.test.ts',
-      'test/convergence/schemas.test.ts',
-    ]);
+    // A small tree written here: a test reaches the unit directly, through a barrel, through a
+    // helper, or not at all; only the first three are selected.
+    const tree = mkdtempSync(join(tmpdir(), 'mutation-tests-'));
+    const files: Record<string, string> = {
+      'src/unit.ts': 'export const one = 1;\n',
+      'src/other.ts': 'export const two = 2;\n',
+      'src/index.ts': "export * from './unit.js';\nexport * from './other.js';\n",
+      'test/direct.test.ts': "import { one } from '../src/unit.js';\n",
+      'test/barrel.test.ts': "import { one } from '../src/index.js';\n",
+      'test/deep/helper.test.ts': "import { reach } from '../support.js';\n",
+      'test/support.ts': "export const reach = () => import('../src/unit.js');\n",
+      'test/unrelated.test.ts': "import { two } from '../src/other.js';\n",
+      'bench/outside.test.ts': "import { one } from '../src/unit.js';\n",
+    };
+    try {
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(tree, file)), { recursive: true });
+        writeFileSync(join(tree, file), text);
+      }
+      expect(unitTestFiles(tree, { paths: ['src/unit.ts'], tests: ['test/**/*.test.ts'] })).toEqual([
+        'test/barrel.test.ts',
+        'test/deep/helper.test.ts',
+        'test/direct.test.ts',
+      ]);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   for (const folder of folders) {

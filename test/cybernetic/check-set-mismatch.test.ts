@@ -1,12 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunContract } from '../../src/cybernetic/index.js';
 import { CheckSetMismatchError, decideCandidate, type RunRecord } from '../../src/cybernetic/index.js';
 import { contractOf, runFailing } from './helpers.js';
 
 // The check set is frozen with the contract (docs/cybernetic-loop.md): two runs are comparable
 // only over the same checks in the same order, and a refusal names what is missing, what is new,
 // or that only the order changed.
-const contract = contractOf();
-const retained = runFailing(contract, 0, ['invariant']);
+let contract: RunContract;
+let retained: RunRecord;
+// Built in each test, not while the file loads, so that Stryker's per-test coverage sees it.
+beforeEach(() => {
+  contract = contractOf();
+  retained = runFailing(contract, 0, ['invariant']);
+});
 const reordered = (run: RunRecord, names: string[]): RunRecord => ({
   ...run,
   results: names.map((name) => run.results.find((r) => r.name === name)!),

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunContract } from '../../src/cybernetic/index.js';
 import {
   AFTER_RUN_ORDER,
   type AfterRunFacts,
@@ -11,7 +12,11 @@ import {
 } from '../../src/cybernetic/index.js';
 import { contractOf, executions, runFailing } from './helpers.js';
 
-const contract = contractOf({ budget: 5 });
+let contract: RunContract;
+// Built in each test, not while the file loads, so that Stryker's per-test coverage sees it.
+beforeEach(() => {
+  contract = contractOf({ budget: 5 });
+});
 const run = (n: number, failing: string[], sig = 's') => runFailing(contract, n, failing, sig);
 
 function facts(
@@ -45,7 +50,10 @@ describe('decideBaseline', () => {
 });
 
 describe('decideAfterRun: each verdict by name', () => {
-  const baseline = run(0, ['invariant', 'unit']);
+  let baseline: RunRecord;
+  beforeEach(() => {
+    baseline = run(0, ['invariant', 'unit']);
+  });
 
   it('restored: every frozen check passes together', () => {
     expect(decideAfterRun(facts([baseline], baseline, run(1, [])))).toEqual({ kind: 'restored' });
@@ -91,8 +99,12 @@ describe('decideAfterRun: each verdict by name', () => {
 });
 
 describe('decideAfterRun: order when several stop classes hold', () => {
-  const baseline = run(0, ['invariant', 'unit']);
-  const c1 = run(1, ['unit']);
+  let baseline: RunRecord;
+  let c1: RunRecord;
+  beforeEach(() => {
+    baseline = run(0, ['invariant', 'unit']);
+    c1 = run(1, ['unit']);
+  });
 
   it('documents the order', () => {
     expect(AFTER_RUN_ORDER).toEqual([
@@ -146,7 +158,10 @@ describe('decideAfterRun: order when several stop classes hold', () => {
 });
 
 describe('equivalence edge cases', () => {
-  const baseline = run(0, ['invariant']);
+  let baseline: RunRecord;
+  beforeEach(() => {
+    baseline = run(0, ['invariant']);
+  });
 
   it('reproducing the baseline once is not a repeated failure (the baseline is not a candidate)', () => {
     expect(findRepeatedEquivalentFailure([], run(1, ['invariant']))).toBeUndefined();

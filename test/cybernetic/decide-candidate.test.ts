@@ -1,8 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunContract } from '../../src/cybernetic/index.js';
 import { CheckSetMismatchError, decideCandidate, recordRun } from '../../src/cybernetic/index.js';
 import { contractOf, executions, runFailing } from './helpers.js';
 
-const contract = contractOf();
+let contract: RunContract;
+// Built in each test, not while the file loads, so that Stryker's per-test coverage sees it.
+beforeEach(() => {
+  contract = contractOf();
+});
 
 describe('decideCandidate (keep or revert)', () => {
   it('keeps a candidate that makes a failing check pass and breaks nothing', () => {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { deriveScope, scopeCovers } from '../../src/cybernetic/derive-scope.js';
+import type { RunContract } from '../../src/cybernetic/index.js';
 import {
   BudgetExceededError,
   beginRun,
@@ -15,7 +16,11 @@ import {
 import { contractOf, runFailing } from './helpers.js';
 
 // docs/cybernetic-loop.md: procedure steps 5-9 and the stop classes of a non-converged record.
-const contract = contractOf({ budget: 5 });
+let contract: RunContract;
+// Built in each test, not while the file loads, so that Stryker's per-test coverage sees it.
+beforeEach(() => {
+  contract = contractOf({ budget: 5 });
+});
 
 describe('cybernetic decisions: edges', () => {
   it('names every stop class, checkpoint first (it is decided before any run)', () => {

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Check, RunContract } from '../../src/cybernetic/index.js';
 import {
   allChecksPass,
   CheckSetMismatchError,
@@ -12,9 +13,13 @@ import {
 import { contractOf, executions, runFailing } from './helpers.js';
 
 describe('check results', () => {
-  const contract = contractOf({ existingChecks: [{ name: 'odd', command: 'x', passExitCode: 3 }] });
-  const odd = contract.checks[1];
-  if (!odd) throw new Error('fixture');
+  // Built in each test, not while the file loads, so that Stryker's per-test coverage sees it.
+  let odd: Check;
+  beforeEach(() => {
+    const check = contractOf({ existingChecks: [{ name: 'odd', command: 'x', passExitCode: 3 }] }).checks[1];
+    if (!check) throw new Error('fixture');
+    odd = check;
+  });
 
   it('passes only on the exit code of the pass criterion', () => {
     expect(judgeCheck(odd, { kind: 'exited', exitCode: 3 }).outcome).toBe('passed');
@@ -39,7 +44,10 @@ describe('check results', () => {
 });
 
 describe('run records', () => {
-  const contract = contractOf();
+  let contract: RunContract;
+  beforeEach(() => {
+    contract = contractOf();
+  });
 
   it('requires exactly one execution per frozen check', () => {
     const all = executions(contract, {});

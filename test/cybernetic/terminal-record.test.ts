@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   beginRun,
   concludeCheckpointUnavailable,
@@ -130,25 +130,29 @@ describe('terminal records', () => {
 });
 
 describe('rendering terminal records', () => {
-  const contract = contractOf();
-  const records: TerminalRecord[] = [
-    concludeRun(beginRun(contract, runFailing(contract, 0, []))),
-    concludeRun(stoppedRun(), {
-      kind: 'restored',
-      checkpoint: 'cp-1',
-      operation: 'restore cp-1',
-      remainingDelta: [],
-    }),
-    concludeRun(stoppedRun(), {
-      kind: 'failed',
-      checkpoint: 'cp-1',
-      operation: 'restore cp-1',
-      error: 'EACCES',
-      remainingDelta: [],
-    }),
-  ];
-  const refused = freezeRunContract({ budget: 0 });
-  if (!refused.ok) records.push(refused.record);
+  // Built in each test, not while the file loads, so that Stryker's per-test coverage sees it.
+  let records: TerminalRecord[];
+  beforeEach(() => {
+    const contract = contractOf();
+    records = [
+      concludeRun(beginRun(contract, runFailing(contract, 0, []))),
+      concludeRun(stoppedRun(), {
+        kind: 'restored',
+        checkpoint: 'cp-1',
+        operation: 'restore cp-1',
+        remainingDelta: [],
+      }),
+      concludeRun(stoppedRun(), {
+        kind: 'failed',
+        checkpoint: 'cp-1',
+        operation: 'restore cp-1',
+        error: 'EACCES',
+        remainingDelta: [],
+      }),
+    ];
+    const refused = freezeRunContract({ budget: 0 });
+    if (!refused.ok) records.push(refused.record);
+  });
 
   it('starts the text with the status and never calls a recovery failure a success', () => {
     const [holds, nonConverged, failure, invalid] = records.map(renderTerminalRecord);

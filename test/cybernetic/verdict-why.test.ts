@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunContract } from '../../src/cybernetic/index.js';
 import {
   type AfterRunFacts,
   decideAfterRun,
@@ -11,7 +12,11 @@ import { contractOf, executions, runFailing } from './helpers.js';
 // docs/cybernetic-loop.md: a non-converged record carries the stop class *and why*. The sentence
 // must name the facts a person needs to check the stop: which run, which checks or paths, which
 // earlier runs, which budget. Expected facts are the inputs of each case, not the code's text.
-const contract = contractOf({ budget: 5 });
+let contract: RunContract;
+// Built in each test, not while the file loads, so that Stryker's per-test coverage sees it.
+beforeEach(() => {
+  contract = contractOf({ budget: 5 });
+});
 const run = (n: number, failing: string[], sig = 's') => runFailing(contract, n, failing, sig);
 const facts = (
   history: RunRecord[],
@@ -33,7 +38,10 @@ const why = (verdict: ReturnType<typeof decideAfterRun> | ReturnType<typeof deci
 };
 
 describe('why a cybernetic run stopped', () => {
-  const baseline = run(0, ['invariant', 'unit']);
+  let baseline: RunRecord;
+  beforeEach(() => {
+    baseline = run(0, ['invariant', 'unit']);
+  });
 
   it('unavailable before mutation: names the checks that could not run', () => {
     const verdict = decideBaseline(

@@ -10,7 +10,7 @@ import { InputError, UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import type { HumanReplyRejection } from '../gauntlet/human-stop.js';
 import { WAIVED_STATUS } from '../gauntlet/review.js';
-import { crashHookFromEnvironment } from '../host/crash-hook.js';
+import { crashAtHookFromEnvironment, crashHookFromEnvironment } from '../host/crash-hook.js';
 import {
   createRunner,
   type LoopRunnerOptions,
@@ -378,7 +378,16 @@ export const runCommand: CliCommand = {
       throw new UsageError('run: give the child with --child "<command>" or --child-agent <agent>');
     if (options.child.trim() === '')
       throw new UsageError('run: --child is empty; give the command that runs one child dispatch');
-    const crash = crashHookFromEnvironment();
+    // The test hooks (LOOPCHART_CRASH_AFTER, LOOPCHART_CRASH_AT): kill after a side effect.
+    const hooks = [crashHookFromEnvironment(), crashAtHookFromEnvironment()].filter(
+      (hook) => hook !== undefined,
+    );
+    const crash =
+      hooks.length === 0
+        ? undefined
+        : (name: string, count: number) => {
+            for (const hook of hooks) hook(name, count);
+          };
     // Ctrl-C or SIGTERM stops a running child or gate (its whole process group), lets the
     // interrupted dispatch be recovered and repaired, and ends the run before the next one (130).
     const interruption = new AbortController();

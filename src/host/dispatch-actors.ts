@@ -30,6 +30,7 @@ import { CHILD_ENV } from './child-environment.js';
 import { reportOfRun, returnedStatus } from './child-report.js';
 import {
   type DispatchRecord,
+  freshDispatchRecord,
   listDispatchRecords,
   readDispatchRecord,
   removeDispatchFolder,
@@ -87,36 +88,19 @@ export function reserveDispatchActor(session: HostSession) {
     });
     const taskFile = join(folder, 'task.json');
     const reservedLedger = serializeLedger(plan.reserved);
-    const record: DispatchRecord = {
-      version: 1,
-      tuple: formatPending(plan.pending),
-      iteration: plan.iteration,
-      headBefore: plan.pending.head,
+    const record = freshDispatchRecord({
+      plan: plan,
       ledgerPath,
-      reservedLedger,
       savedLedger: savedText,
-      plan,
+      reservedLedger,
+      folder,
       taskFile,
       returnFile,
       returnDir,
       jobsFile,
-      logFile: join(folder, 'child.log'),
       lock: session.lock.info.token,
       dirtBefore: status.map((entry) => `${entry.xy} ${entry.path}`),
-      launching: false,
-      launched: false,
-      pid: null,
-      startIdentity: null,
-      launchedAt: null,
-      finished: false,
-      result: null,
-      groupExited: false,
-      launchUncertain: false,
-      childWrites: null,
-      boundary: null,
-      retainedRecords: [],
-      resetBegun: false,
-    };
+    });
     await writeDispatchRecord(session.files, record);
     const failure = plan.target === 'verify' ? session.lastGateFailure : null;
     // The task is the plan's (hint, previous decision, model, carried spend); the host adds paths.

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { FileAccessError, readFileIfExists, writeFileAtomic } from '../effects/files.js';
 import type { DispatchPlan } from '../gauntlet/dispatch.js';
+import { formatPending } from '../gauntlet/ledger.js';
 import { dispatchFolder, type StateFiles } from './state-files.js';
 
 const childReportSchema = z.object({
@@ -107,6 +108,68 @@ export const dispatchRecordSchema = z.object({
 
 /** One dispatch record. */
 export type DispatchRecord = z.infer<typeof dispatchRecordSchema>;
+
+/** What a reservation knows when it writes a dispatch's first record ({@link freshDispatchRecord}). */
+export interface FreshDispatchInput {
+  /** The plan the machine reserved, stored as given (its tuple, iteration and HEAD_BEFORE). */
+  readonly plan: DispatchPlan;
+  /** Repo-relative ledger path. */
+  readonly ledgerPath: string;
+  /** The ledger before the bump and tuple (the before-image), serialized. */
+  readonly savedLedger: string;
+  /** The reserved ledger (bump and tuple), serialized. */
+  readonly reservedLedger: string;
+  /** The dispatch folder (the child's log goes there). */
+  readonly folder: string;
+  readonly taskFile: string;
+  readonly returnFile: string;
+  readonly returnDir: string;
+  readonly jobsFile: string;
+  /** Token of the worktree lock the reserving run holds. */
+  readonly lock: string;
+  /** `git status --porcelain` lines of the dispatch's checkout before the reservation. */
+  readonly dirtBefore: readonly string[];
+}
+
+/**
+ * The record of a dispatch just reserved: nothing launched, nothing finished, no boundary seen, no
+ * action records retained, no reset begun. Home and companion dispatches start from the same state.
+ *
+ * @param input the plan, the ledger texts, the dispatch's files, the lock and the dirt before it
+ */
+export function freshDispatchRecord(input: FreshDispatchInput): DispatchRecord {
+  const { plan } = input;
+  return {
+    version: 1,
+    tuple: formatPending(plan.pending),
+    iteration: plan.iteration,
+    headBefore: plan.pending.head,
+    ledgerPath: input.ledgerPath,
+    reservedLedger: input.reservedLedger,
+    savedLedger: input.savedLedger,
+    plan,
+    taskFile: input.taskFile,
+    returnFile: input.returnFile,
+    returnDir: input.returnDir,
+    jobsFile: input.jobsFile,
+    logFile: join(input.folder, 'child.log'),
+    lock: input.lock,
+    dirtBefore: [...input.dirtBefore],
+    launching: false,
+    launched: false,
+    pid: null,
+    startIdentity: null,
+    launchedAt: null,
+    finished: false,
+    result: null,
+    groupExited: false,
+    launchUncertain: false,
+    childWrites: null,
+    boundary: null,
+    retainedRecords: [],
+    resetBegun: false,
+  };
+}
 
 /** A record read from disk: the record, or why it could not be read. */
 export type StoredRecord =

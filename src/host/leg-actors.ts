@@ -23,7 +23,7 @@ import { childTask, type DispatchPlan } from '../gauntlet/dispatch.js';
 import { formatPending, serializeLedger } from '../gauntlet/ledger.js';
 import { recordsFromLines } from './carried-records.js';
 import {
-  type DispatchRecord,
+  freshDispatchRecord,
   listDispatchRecords,
   readDispatchRecord,
   removeDispatchFolder,
@@ -189,36 +189,19 @@ export async function reserveCompanionDispatch(
   });
   const taskFile = join(folder, 'task.json');
   const reservedLedger = serializeLedger(plan.reserved);
-  const record: DispatchRecord = {
-    version: 1,
-    tuple: formatPending(plan.pending),
-    iteration: plan.iteration,
-    headBefore: plan.pending.head,
-    ledgerPath,
-    reservedLedger,
-    savedLedger: savedText,
+  const record = freshDispatchRecord({
     plan: plan.homeHead === undefined ? { ...plan, homeHead } : plan,
+    ledgerPath,
+    savedLedger: savedText,
+    reservedLedger,
+    folder,
     taskFile,
     returnFile,
     returnDir,
     jobsFile,
-    logFile: join(folder, 'child.log'),
     lock: session.lock.info.token,
     dirtBefore: legStatus.map((entry) => `${entry.xy} ${entry.path}`),
-    launching: false,
-    launched: false,
-    pid: null,
-    startIdentity: null,
-    launchedAt: null,
-    finished: false,
-    result: null,
-    groupExited: false,
-    launchUncertain: false,
-    childWrites: null,
-    boundary: null,
-    retainedRecords: [],
-    resetBegun: false,
-  };
+  });
   await writeDispatchRecord(session.files, record);
   const task = childTask(
     plan,

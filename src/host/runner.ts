@@ -26,7 +26,7 @@ import {
   parseHumanReply,
   renderHumanStop,
 } from '../gauntlet/human-stop.js';
-import { parseLedger } from '../gauntlet/ledger.js';
+import { checkLedger, parseLedger } from '../gauntlet/ledger.js';
 import { homeMember, isCoordinated } from '../gauntlet/leg-entries.js';
 import { legacyAllowance } from '../gauntlet/legacy-allowance.js';
 import { effectiveImplModel } from '../gauntlet/model-fallback.js';
@@ -298,6 +298,7 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
       parsedLedger.findings,
     );
   if (existing !== null) await checkLedgerBase(worktree, ledgerPath, existing.base);
+  if (existing !== null && spec !== null) checkLedgerLegs(ledgerPath, existing, spec);
   // A resumed ledger keeps its own command; a fresh one resolves it in the protocol's order.
   if (existing !== null && options.verification === undefined)
     return {
@@ -321,6 +322,30 @@ async function resolveRun(options: LoopRunnerOptions): Promise<ResolvedRun> {
     verificationSource: existing === null && options.verification === undefined ? choice.source : null,
     ...legPart,
   };
+}
+
+/** The spec checks of a ledger that decide which leg is which (docs/decisions/legs.md L4, L20). */
+const LEG_IDENTITY_CHECKS = new Set([
+  'ledger.check.legs-missing',
+  'ledger.check.legs-unexpected',
+  'ledger.check.members',
+  'ledger.check.home-base',
+  'ledger.check.leg-mapping',
+]);
+
+/**
+ * Refuses a resumed ledger whose legs do not match the spec before anything runs (`run.ledger`,
+ * exit 2): its members, its mapping, or a home that its bases do not name alone (L20). A tuple of
+ * such a ledger could be validated, recorded and recovered as another leg's.
+ */
+function checkLedgerLegs(ledgerPath: string, ledger: Ledger, spec: Spec): void {
+  const findings = checkLedger(ledger, spec).filter((finding) => LEG_IDENTITY_CHECKS.has(finding.code));
+  if (findings.length > 0)
+    throw new InputError(
+      'run.ledger',
+      `${ledgerPath} does not match the spec's legs (${findings[0]?.code}: ${findings[0]?.reason}); fix the ledger's leg lines or the spec's ## Legs`,
+      findings,
+    );
 }
 
 /**

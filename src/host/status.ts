@@ -9,11 +9,13 @@ import type { GitPort } from '../effects/git.js';
 import { createGitPort } from '../effects/git.js';
 import { effectiveAllowance } from '../gauntlet/allowance.js';
 import { amendmentEntries } from '../gauntlet/amendment-items.js';
+import { seedLeg } from '../gauntlet/companion.js';
+import { gateLegs } from '../gauntlet/gate-set.js';
 import { type HumanStop, renderHumanStop } from '../gauntlet/human-stop.js';
 import { formatPending, parseLedger } from '../gauntlet/ledger.js';
 import { specRowOfLedgerRow } from '../gauntlet/leg-amendments.js';
 import { homeMember, isCoordinated } from '../gauntlet/leg-entries.js';
-import { type LegRowCounts, legSummaries } from '../gauntlet/leg-status.js';
+import { type LegRowCounts, legOfRow, legSummaries } from '../gauntlet/leg-status.js';
 import { evaluateRules } from '../gauntlet/rules.js';
 import { parseSpec } from '../gauntlet/spec.js';
 import type { Ledger, RowStatus } from '../gauntlet/types.js';
@@ -23,8 +25,15 @@ import { findUnsettledDispatch } from './unsettled-dispatch.js';
 import { readVerifiedHeads } from './verified-heads.js';
 import { porcelainLine, readWorktreeFile } from './worktree-view.js';
 
-/** What the loop does next. */
-export type NextStep =
+/**
+ * What the loop does next. On a coordinated ledger, `leg` names the member whose checkout the step
+ * concerns (the dispatch's or the pending tuple's leg, the stopped row's leg), and the description
+ * ends with `(leg <member>)`; verify names every leg of the gate set.
+ */
+export type NextStep = NextStepKind & { readonly leg?: string };
+
+/** The steps `status` can report. */
+export type NextStepKind =
   /** No ledger yet: the next run seeds one from the spec. */
   | { readonly kind: 'seed-ledger'; readonly description: string }
   /** A dispatch is in flight: the next run recovers it before anything else. */
@@ -174,14 +183,25 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
     };
   const { history } = await readLoopHistory(git, { base: ledger.base, ledgerPath, ledger, head });
   const counts = { seedRepairs: history.seedRepairCount, verificationRepairs: history.verificationRepairs };
-  const result = (next: NextStep): LoopStatus => ({ ...base, ...counts, next });
+  const coordinated = ledger.legs !== undefined;
+  // Coordinated ledgers name the leg a step concerns (L19): a row's mapped member, the due seed's.
+  const legOf = (target: number | 'seed' | null): string | null =>
+    !coordinated || target === null ? null : target === 'seed' ? seedLeg(ledger) : legOfRow(ledger, target);
+  const result = (next: NextStep, leg: string | null = null): LoopStatus => ({
+    ...base,
+    ...counts,
+    next: leg === null ? next : { ...next, leg, description: `${next.description} (leg ${leg})` },
+  });
 
   if (ledger.pending !== null)
-    return result({
-      kind: 'recover',
-      tuple: formatPending(ledger.pending),
-      description: `a dispatch is in flight (${formatPending(ledger.pending)}): the next run recovers it first`,
-    });
+    return result(
+      {
+        kind: 'recover',
+        tuple: formatPending(ledger.pending),
+        description: `a dispatch is in flight (${formatPending(ledger.pending)}): the next run recovers it first`,
+      },
+      coordinated ? ledger.pending.repo : null,
+    );
   const unsettled = await findUnsettledDispatch(git, input.files, head, false);
   if (unsettled !== null)
     return result({
@@ -218,14 +238,17 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
     },
   });
   const stopped = (stop: HumanStop, description: string) =>
-    result({ kind: 'stop', stop, stopText: renderHumanStop(stop, ledger), description });
+    result(
+      { kind: 'stop', stop, stopText: renderHumanStop(stop, ledger), description },
+      'row' in stop && typeof stop.row === 'number' ? legOf(stop.row) : null,
+    );
   switch (outcome.kind) {
     case 'configuration-stop':
       return result({ kind: 'configuration', description: outcome.message, findings: outcome.findings });
     case 'bound-spent-stop':
       return stopped({ kind: 'bound-spent', row: outcome.row }, outcome.why);
     case 'spec-amend':
-      if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why });
+      if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why }, legOf(outcome.row));
       return stopped(
         {
           kind: 'spec-amend',
@@ -250,7 +273,7 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
     case 'redraw-stop':
       return stopped({ kind: 'redraw', row: outcome.row, reason: outcome.reason }, outcome.why);
     case 'unreachable-amend': {
-      if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why });
+      if (outcome.autoApply) return result({ kind: 'amend', description: outcome.why }, legOf(outcome.row));
       const rowText = specRowOfLedgerRow(spec.spec, ledger, outcome.row)?.text;
       return stopped(
         {
@@ -264,7 +287,12 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
       );
     }
     case 'verify':
-      return result({ kind: 'verify', description: 'every row is done or cut: the gate set runs next' });
+      return result({
+        kind: 'verify',
+        description: coordinated
+          ? `every row is done or cut: the gate set runs next in every leg (${gateLegs(ledger).join(', ')})`
+          : 'every row is done or cut: the gate set runs next',
+      });
     case 'row-stop':
       return stopped({ kind: 'row-allowance', row: outcome.row }, outcome.why);
     case 'seed-stop':
@@ -277,19 +305,25 @@ export async function readLoopStatus(input: StatusInput): Promise<LoopStatus> {
         outcome.why,
       );
     case 'dispatch-seed':
-      return result({ kind: 'dispatch', target: 'seed', escalated: false, description: outcome.why });
+      return result(
+        { kind: 'dispatch', target: 'seed', escalated: false, description: outcome.why },
+        legOf('seed'),
+      );
     case 'dispatch-row':
       if (outcome.escalated && (input.implModel === null || input.implModel.trim() === ''))
         return stopped(
           { kind: 'missing-model', row: outcome.row },
           `row ${outcome.row}'s escalated round is due and no impl model is configured`,
         );
-      return result({
-        kind: 'dispatch',
-        target: outcome.row,
-        escalated: outcome.escalated,
-        description: `${outcome.why}${outcome.escalated ? ' (escalated round)' : ''}`,
-      });
+      return result(
+        {
+          kind: 'dispatch',
+          target: outcome.row,
+          escalated: outcome.escalated,
+          description: `${outcome.why}${outcome.escalated ? ' (escalated round)' : ''}`,
+        },
+        legOf(outcome.row),
+      );
   }
 }
 

@@ -96,7 +96,7 @@ describe('amendments on two legs', () => {
     ]);
     // api's own history holds only its commits; the cut is a home commit.
     expect(api.subjects()).toEqual(['loop: seed evidence', 'loop: row 3 failed']);
-  });
+  }, 240_000);
 
   it('without a grant the unreachable companion row stops; amend cut 3 disposes AC 2 and cuts rows 2 and 3', async () => {
     const { r, api } = world(undefined, 'stream check; unreachable: staging bucket - docs/ops.md');
@@ -105,6 +105,18 @@ describe('amendments on two legs', () => {
     expect(stop.code).toBe(3);
     expect(stop.stdout.split('\n').slice(0, 2)).toEqual(['gauntlet: question', 'Stopped on row 3']);
     expect(r.subjects().at(-1)).toBe('loop: record api row 3');
+    // status names the stopped row's leg on its next-step line (L19).
+    const status = await cli('status', [
+      '--worktree',
+      r.dir,
+      '--spec',
+      r.specPath,
+      '--leg',
+      `api=${api.dir}`,
+    ]);
+    expect(status.stdout).toMatch(
+      /^next: row 3 reported "unreachable: staging bucket - docs\/ops\.md".* \(leg api\)$/m,
+    );
 
     const answered = await cli('run', [...args, '--answer', 'amend cut 3 deferred: API-12']);
     expect(answered.code, answered.stderr + answered.stdout).toBe(0);
@@ -118,5 +130,5 @@ describe('amendments on two legs', () => {
     expect(r.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(
       [r.ledgerPath, r.specPath].sort(),
     );
-  });
+  }, 240_000);
 });

@@ -105,9 +105,13 @@ describe('loopchart status on two legs', () => {
       ].join('\n'),
     );
 
+    // The next step names its leg: api is the member whose seed is due (L7), so the seed goes there.
+    expect(text.stdout).toMatch(/^next: .+ \(leg api\)$/m);
     const json = parseCliResult((await cli('status', [...args, '--json'])).stdout) as unknown as {
       legs: unknown;
+      next: { kind: string; target: unknown; leg: string };
     };
+    expect(json.next).toMatchObject({ kind: 'dispatch', target: 'seed', leg: 'api' });
     expect(json.legs).toEqual([
       {
         member: 'web',
@@ -160,6 +164,9 @@ describe('loopchart status on two legs', () => {
     const out = await cli('status', ['--worktree', home.dir, '--spec', 'docs/specs/feature.md']);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(`pending: pending: 3 | api | ${apiHead}`);
+    expect(out.stdout).toContain(
+      `next: a dispatch is in flight (pending: 3 | api | ${apiHead}): the next run recovers it first (leg api)`,
+    );
     expect(out.stdout).toContain(
       [
         'leg api: checkout not given (--leg)',

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildScript } from '../../src/host/child-script.js';
 import { bundledScriptedChild } from '../support/cli-bundle.js';
-import { cli, GIT_TEST_ENV, useGitTestEnvironment } from '../support/loop-repo.js';
+import { cli, cliProcess, GIT_TEST_ENV, useGitTestEnvironment } from '../support/loop-repo.js';
 
 const SPEC = `# Items
 
@@ -230,6 +230,54 @@ describe('coordinated verify on two repositories', () => {
     expect(w.subjects(w.api).filter((s) => s === 'loop: verification fix')).toHaveLength(1);
     // web ran twice (fail, pass after its repair), api twice (fail, fail after its repair).
     expect([w.runs('web'), w.runs('api')]).toEqual([2, 2]);
+  }, 240_000);
+
+  it('a crash after an api verification repair left dirt: the resume resets only api and never marks twice', async () => {
+    // The first repair child writes api's fix but commits nothing (an interrupted return); the
+    // runner is killed right after that child ends, with `pending: verify | api | <HEAD>` on disk.
+    const script: ChildScript = {
+      version: 1,
+      targets: {
+        ...ROWS,
+        verify: [
+          { do: 'verify-fix', commit: 'none', files: { 'api-fixed.txt': 'half\n', 'src/half.ts': 'x\n' } },
+          { do: 'verify-fix', files: { 'api-fixed.txt': 'ok\n' } },
+        ],
+      },
+    };
+    const w = await world(script, 4);
+    // Killed right after the fifth child ends: web seed, api seed, row 1, row 2, api's repair.
+    const crashed = await cliProcess(['run', ...w.args], { LOOPCHART_CRASH_AT: 'dispatchChild#5' });
+    expect(crashed.signal).toBe('SIGKILL');
+    const webAtCrash = git(w.web, 'rev-parse', 'HEAD').trim();
+    // The interrupted child committed nothing: api's HEAD is the tuple's HEAD_BEFORE.
+    const apiBefore = git(w.api, 'rev-parse', 'HEAD').trim();
+    const ledgerPath = join(w.web, 'docs/plans/items.md');
+    expect(readFileSync(ledgerPath, 'utf8')).toContain(`pending: verify | api | ${apiBefore}`);
+    expect(git(w.api, 'status', '--porcelain')).not.toBe('');
+
+    const resumed = await cli('run', w.args);
+    expect(resumed.code, resumed.stderr + resumed.stdout).toBe(0);
+    // Only api was reset: its half write is gone, its one fix commit is the second child's. web was
+    // not reset: its HEAD at the crash is kept and only the two home markers follow it.
+    expect(w.subjects(w.api).filter((s) => s === 'loop: verification fix')).toHaveLength(1);
+    expect(git(w.api, 'show', 'HEAD:api-fixed.txt')).toBe('ok\n');
+    expect(existsSync(join(w.api, 'src/half.ts'))).toBe(false);
+    expect(git(w.web, 'log', '--format=%s', `${webAtCrash}..HEAD`).trim().split('\n')).toEqual([
+      'loop: repair verification',
+      'loop: repair verification',
+    ]);
+    // One home marker per tuple: the recovered one (api at its HEAD before the crashed child) and
+    // the admitted one (api at the same HEAD, the next iteration); no marker names a tuple twice.
+    const markers = git(w.web, 'log', '--reverse', '--format=%b%x00', '--grep=^loop: repair verification$')
+      .split('\0')
+      .map((body) => body.trim())
+      .filter((body) => body !== '');
+    expect(markers).toHaveLength(2);
+    const tuples = markers.map((body) => body.split('\n').slice(0, 2).join(' '));
+    expect(new Set(tuples).size).toBe(2);
+    expect(markers.every((body) => body.startsWith(`pending: verify | api | ${apiBefore}\n`))).toBe(true);
+    expect(readFileSync(ledgerPath, 'utf8')).not.toMatch(/^pending:/m);
   }, 240_000);
 
   it('loopchart demo --legs reaches the finish on two real repositories, with one companion row', async () => {

@@ -398,6 +398,68 @@ describe('coordinated legs on three repositories', () => {
   });
 });
 
+describe('one home per ledger (L20)', () => {
+  it('refuses a companion at the home commit and a ledger with two members at base:, exit 2, nothing written', async () => {
+    const spec = legSpec(['The API serves items', 'The page lists items'], ['- web (home): 2', '- api: 1']);
+    const r = home(spec, { version: 1, targets: {} });
+    const homeHead = head(r.dir);
+    // A companion that is another worktree of the home repository, at the home commit.
+    const shared = realpathSync(mkdtempSync(join(tmpdir(), 'loopchart-leg-shared-')));
+    rmSync(shared, { recursive: true, force: true });
+    r.git('worktree', 'add', '-q', '--detach', shared, 'HEAD');
+    cleanup.push(() => rmSync(shared, { recursive: true, force: true }));
+
+    const seed = await cli('run', await r.runArgs('--leg', `api=${shared}`, '--json'));
+    expect(seed.code).toBe(2);
+    expect(seed.stdout).toContain('seed.member-base-shared');
+    expect(existsSync(join(r.dir, r.ledgerPath))).toBe(false);
+    expect(head(r.dir)).toBe(homeHead);
+    expect(r.status()).toBe('');
+
+    // A hand-written ledger whose api base is the home base: checkLedger refuses it at restore.
+    const api = companion('api');
+    const ledger = [
+      '# Loop ledger',
+      `**Spec:** ${r.specPath}`,
+      `base: ${homeHead}`,
+      `base web: ${homeHead}`,
+      'seeded web: no',
+      `base api: ${homeHead}`,
+      'seeded api: no',
+      'verification: true',
+      'checks: commands',
+      'iterations: 0',
+      'allowance: 4',
+      '',
+      '| row | status | attempts | evidence |',
+      '|---|---|---|---|',
+      '| 1 | open | 0 |  |',
+      '| 2 | open | 0 |  |',
+      '',
+      '## Leg mapping',
+      '',
+      '| row | ac | leg |',
+      '|---|---|---|',
+      '| 1 | 1 | api |',
+      '| 2 | 2 | web |',
+      '',
+      '## Decisions',
+      '',
+    ].join('\n');
+    r.write(r.ledgerPath, ledger);
+    r.git('add', '-A');
+    r.git('commit', '-q', '-m', 'loop: seed ledger');
+    const seeded = head(r.dir);
+    const restore = await cli('run', await r.runArgs('--leg', `api=${api.dir}`, '--json'));
+    expect(restore.code, restore.stdout).toBe(2);
+    expect(restore.stdout).toContain('ledger.check.home-base');
+    expect(head(r.dir)).toBe(seeded);
+    expect(r.ledger()).toBe(ledger);
+    expect(r.status()).toBe('');
+    expect(api.subjects()).toEqual([]);
+  });
+});
+
 describe('a single-leg ledger from before coordinated legs', () => {
   it('round-trips byte for byte and runs unchanged: repo home, no leg lines, no leg task', async () => {
     const r = home(

@@ -166,8 +166,9 @@ describe('the convergence schemas (docs/convergence.md)', () => {
       expect(ok(validationLegSchema, { ...leg, ...change }), JSON.stringify(change)).toBe(false);
       expect(ok(validationRoundSchema, [{ ...leg, ...change }]), JSON.stringify(change)).toBe(false);
     }
-    // A blank string is refused with a message that says so.
-    const parsed = validationLegSchema.safeParse({ ...leg, checked: [' '] });
+    // A blank string is refused with a message that says so (the merged round has no refinement
+    // whose own reason could say it instead).
+    const parsed = normalizedRoundSchema.safeParse({ ...round, families: [' '] });
     expect(parsed.error?.issues.map((issue) => issue.message).join('\n')).toMatch(/non-blank/);
     const digest = rpiReportSchema.safeParse({
       schema_version: 'rpi-report.v1',
@@ -234,7 +235,13 @@ describe('the convergence schemas (docs/convergence.md)', () => {
     const finding = JSON.stringify(leg.properties.findings);
     expect(finding).toMatch(/"id":\{[^}]*"description":"\w/);
     expect(finding).toMatch(/"summary":\{[^}]*"description":"\w/);
-    expect(JSON.stringify(leg.properties.evidence_refs)).toMatch(/"description":"\w/);
+    // An evidence entry is a described bare label or a binding { ref, subject_digest?, resolves? }.
+    const entry = (leg.properties.evidence_refs as { items: { anyOf: Record<string, unknown>[] } }).items
+      .anyOf;
+    expect(entry.map((option) => option.type)).toEqual(['string', 'object']);
+    expect(entry[0]?.description).toMatch(/\w{3}/);
+    expect(Object.keys(entry[1]?.properties as object)).toEqual(['ref', 'subject_digest', 'resolves']);
+    expect(entry[1]?.required).toEqual(['ref']);
     expect(JSON.stringify(json['rpi-report.v1'])).toMatch(/"title":"report status"/);
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 //   1 src/<protocol>/  pure domain: no xstate, no node:*, no I/O packages
 //   2 machines/        statecharts: no node:*, nothing from layers 3-5
 //   3 src/effects/     the real world
-//   4 src/host/        embedding
+//   4 src/host/, src/fleet/  embedding (the fleet is a host on Restate)
 //   5 src/graph/, src/viz/, src/cli/  tools over machines
 const root = join(import.meta.dirname, '..');
 const TOOLS = new Set(['graph', 'viz', 'cli']);
@@ -17,7 +17,7 @@ function layerOf(file: string): number | null {
   if (parts[0] !== 'src' || parts.length < 3) return null; // src/index.ts is the public API
   const folder = parts[1] as string;
   if (folder === 'effects') return 3;
-  if (folder === 'host') return 4;
+  if (folder === 'host' || folder === 'fleet') return 4; // the fleet is another host (DESIGN.md)
   if (TOOLS.has(folder)) return 5;
   return 1;
 }

@@ -120,12 +120,14 @@ describe.skipIf(!built)('the packed package (npm run build first)', () => {
   }
 
   it.each([['host.js'], ['host.cjs'], ['index.js'], ['core.js'], ['machines.js']])(
-    '%s never reaches @viz-js or @xstate/graph, even through a dynamic import',
+    '%s never reaches @viz-js, @xstate/graph or the Restate SDKs, even through a dynamic import',
     (entry) => {
       const { packages } = closure(join(dist, entry));
-      expect([...packages].filter((p) => p.startsWith('@viz-js/') || p.startsWith('@xstate/graph'))).toEqual(
-        [],
-      );
+      expect(
+        [...packages].filter(
+          (p) => p.startsWith('@viz-js/') || p.startsWith('@xstate/graph') || p.startsWith('@restatedev/'),
+        ),
+      ).toEqual([]);
     },
   );
 

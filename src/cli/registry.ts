@@ -92,6 +92,26 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./crank.js')).crankCommand,
   },
   {
+    name: 'serve',
+    summary: 'serve loop runs to a Restate server as a fleet worker (Restate SDK endpoint)',
+    load: async () => (await import('./serve.js')).serveCommand,
+  },
+  {
+    name: 'submit',
+    summary: 'submit a loop run to a fleet of workers over the Restate ingress',
+    load: async () => (await import('./submit.js')).submitCommand,
+  },
+  {
+    name: 'answer',
+    summary: "answer a fleet run's human stop over the Restate ingress",
+    load: async () => (await import('./answer.js')).answerCommand,
+  },
+  {
+    name: 'runs',
+    summary: "list a fleet's runs and their status over the Restate ingress",
+    load: async () => (await import('./runs.js')).runsCommand,
+  },
+  {
     name: 'viz',
     summary:
       'draw machines as SVG, DOT, Mermaid or JSON, or export them as XState JSON or SCXML (registered or from a module)',

@@ -35,6 +35,10 @@ const VALIDATED_IN: Record<string, string> = {
   child: 'test/host/child-tools.test.ts',
   prompt: 'test/cli/json-results.test.ts',
   loop: 'test/e2e/loop-command.test.ts',
+  serve: 'test/e2e/fleet.test.ts',
+  submit: 'test/e2e/fleet.test.ts',
+  answer: 'test/e2e/fleet.test.ts',
+  runs: 'test/e2e/fleet.test.ts',
 };
 /** Commands without `--json`: the scripted child's stdout is the child protocol, not a result. */
 const NO_JSON = new Set(['scripted-child']);

@@ -176,7 +176,8 @@ describe('completion', () => {
         { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } },
       ).stdout.trim();
     expect(complete('loopchart sta')).toBe('status');
-    expect(complete('loopchart ru')).toBe('run');
+    expect(complete('loopchart ru')).toBe('run runs');
+    expect(complete('loopchart sub')).toBe('submit');
     expect(complete('loopchart status --sp')).toBe('--spec');
     expect(complete('loopchart completion z')).toBe('zsh');
     expect(complete('loopchart help cr')).toBe('crank');

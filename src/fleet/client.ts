@@ -1,0 +1,127 @@
+/**
+ * The client side of a fleet (`loopchart submit`, `answer`, `runs`): calls over the Restate ingress
+ * with `@restatedev/restate-sdk-clients`, loaded here with a dynamic import only.
+ */
+import { InputError } from '../common/errors.js';
+import { fleetRunId, type OperatorCredential, signRequest } from './credentials.js';
+import type { FleetObject, FleetRunStatus, LoopObject } from './loop-object.js';
+import { FLEET_KEY, FLEET_OBJECT } from './loop-object.js';
+import type { FleetRunRequest } from './step.js';
+
+type Clients = typeof import('@restatedev/restate-sdk-clients');
+
+async function loadClients(): Promise<Clients> {
+  try {
+    return await import('@restatedev/restate-sdk-clients');
+  } catch {
+    throw new InputError(
+      'fleet.sdk-missing',
+      'this command needs @restatedev/restate-sdk-clients: npm install @restatedev/restate-sdk-clients@^1.17.2',
+    );
+  }
+}
+
+/** A refusal or failure the ingress reported, as a named error (401 and 4xx: exit 2). */
+function ingressError(clients: Clients, action: string, error: unknown): Error {
+  if (error instanceof clients.HttpCallError) {
+    let message = error.responseText;
+    try {
+      message = (JSON.parse(error.responseText) as { message?: string }).message ?? message;
+    } catch {
+      // not JSON: keep the text
+    }
+    const code =
+      error.status === 401 ? 'fleet.refused' : error.status === 404 ? 'fleet.unknown' : 'fleet.rejected';
+    return error.status < 500
+      ? new InputError(code, `${action}: ${message}`)
+      : new Error(`${action}: the ingress answered ${error.status}: ${message}`);
+  }
+  if (error instanceof TypeError)
+    return new InputError(
+      'fleet.unreachable',
+      `${action}: cannot reach the Restate ingress (${error.message})`,
+    );
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+async function ingressOf(url: string) {
+  const clients = await loadClients();
+  return { clients, ingress: clients.connect({ url }) };
+}
+
+/**
+ * Submits a run: checks the credential with the worker (`check`), then sends `run` one-way with
+ * the run id as idempotency key, so submitting the same run again starts nothing new.
+ *
+ * @returns the run id
+ */
+export async function submitRun(
+  ingressUrl: string,
+  credential: OperatorCredential,
+  run: FleetRunRequest,
+): Promise<{ runId: string; by: string }> {
+  const runId = fleetRunId(run);
+  const { clients, ingress } = await ingressOf(ingressUrl);
+  const body = { run, auth: signRequest(credential, 'submit', runId, run) };
+  const loop = ingress.objectClient<LoopObject>({ name: 'loop' } as LoopObject, runId);
+  try {
+    const admitted = await loop.check(body);
+    await ingress
+      .objectSendClient<LoopObject>({ name: 'loop' } as LoopObject, runId)
+      .run(body, clients.rpc.sendOpts({ idempotencyKey: `submit-${runId}` }));
+    return { runId, by: admitted.by };
+  } catch (error) {
+    throw ingressError(clients, 'submit', error);
+  }
+}
+
+/** A run's recorded status. */
+export async function runStatus(ingressUrl: string, runId: string): Promise<FleetRunStatus> {
+  const { clients, ingress } = await ingressOf(ingressUrl);
+  try {
+    return await ingress.objectClient<LoopObject>({ name: 'loop' } as LoopObject, runId).status();
+  } catch (error) {
+    throw ingressError(clients, 'status', error);
+  }
+}
+
+/**
+ * Answers a run's standing stop: reads the stop id from `status`, signs reply and stop id, and calls
+ * `answer`, which refuses a reply the stop does not offer.
+ *
+ * @throws InputError `fleet.not-stopped` when the run has no standing stop
+ */
+export async function answerRun(
+  ingressUrl: string,
+  credential: OperatorCredential,
+  runId: string,
+  reply: string,
+): Promise<{ by: string; stopId: string }> {
+  const status = await runStatus(ingressUrl, runId);
+  if (status.stopId === null)
+    throw new InputError(
+      'fleet.not-stopped',
+      `answer: run ${runId} is not stopped for a human (${status.phase})`,
+    );
+  const payload = { reply, stopId: status.stopId };
+  const { clients, ingress } = await ingressOf(ingressUrl);
+  try {
+    return await ingress
+      .objectClient<LoopObject>({ name: 'loop' } as LoopObject, runId)
+      .answer({ ...payload, auth: signRequest(credential, 'answer', runId, payload) });
+  } catch (error) {
+    throw ingressError(clients, 'answer', error);
+  }
+}
+
+/** Every submitted run's status, in submission order. */
+export async function listRuns(ingressUrl: string): Promise<FleetRunStatus[]> {
+  const { clients, ingress } = await ingressOf(ingressUrl);
+  let ids: string[];
+  try {
+    ids = await ingress.objectClient<FleetObject>({ name: FLEET_OBJECT } as FleetObject, FLEET_KEY).list();
+  } catch (error) {
+    throw ingressError(clients, 'runs', error);
+  }
+  return Promise.all(ids.map((id) => runStatus(ingressUrl, id)));
+}

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempRepo, type TempRepo } from '../effects/temp-repo.js';
 import { parseCliResult } from '../support/cli-result.js';
+import { coordinatedLedgerText } from '../support/legs-fixtures.js';
 import { cli, useGitTestEnvironment } from '../support/loop-repo.js';
 
 const repos: TempRepo[] = [];
@@ -33,40 +34,23 @@ const SPEC = `# Feature
 `;
 
 function ledger(homeBase: string, apiBase: string): string {
-  return [
-    '# Loop ledger',
-    '**Spec:** docs/specs/feature.md',
-    `base: ${homeBase}`,
-    `base web: ${homeBase}`,
-    'seeded web: yes',
-    `base api: ${apiBase}`,
-    'seeded api: no',
-    'verification: true',
-    'checks: commands',
-    'iterations: 3',
-    'allowance: 4',
-    '',
-    '| row | status | attempts | evidence |',
-    '|---|---|---|---|',
-    '| 1 | done | 0 | seed: list renders |',
-    '| 2 | failed | 1 | unit: red |',
-    '| 3 | open | 0 |  |',
-    '| 4 | open | 0 |  |',
-    '',
-    '## Leg mapping',
-    '',
-    '| row | ac | leg |',
-    '|---|---|---|',
-    '| 1 | 1 | web |',
-    '| 2 | 2 | web |',
-    '| 3 | 2 | api |',
-    '| 4 | 3 | api |',
-    '',
-    '## Decisions',
-    '',
-    'row 2 failed | unit: red | fix the list',
-    '',
-  ].join('\n');
+  return coordinatedLedgerText({
+    spec: 'docs/specs/feature.md',
+    base: homeBase,
+    members: [
+      { name: 'web', base: homeBase, seeded: true },
+      { name: 'api', base: apiBase, seeded: false },
+    ],
+    verification: 'true',
+    iterations: 3,
+    rows: [
+      '| 1 | done | 0 | seed: list renders |',
+      '| 2 | failed | 1 | unit: red |',
+      '| 3 | open | 0 |  |',
+      '| 4 | open | 0 |  |',
+    ],
+    decisions: ['row 2 failed | unit: red | fix the list'],
+  });
 }
 
 describe('loopchart status on two legs', () => {

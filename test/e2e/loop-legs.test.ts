@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildScript } from '../../src/host/child-script.js';
 import { createRunner } from '../../src/host/runner.js';
+import { type CompanionCheckout, companionCheckout, legSpecText } from '../support/legs-fixtures.js';
 import {
   cli,
   cliProcess,
   createLoopRepo,
-  GIT_TEST_ENV,
   type LoopRepo,
   useGitTestEnvironment,
 } from '../support/loop-repo.js';
@@ -26,24 +26,11 @@ afterEach(() => {
   for (const done of cleanup.splice(0)) done();
 });
 
-/** A companion checkout: a real repository with one commit. */
-interface Companion {
-  readonly dir: string;
-  git(...args: string[]): string;
-  subjects(): string[];
-}
-
-function companion(name: string): Companion {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), `loopchart-leg-${name}-`)));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, env: { ...process.env, ...GIT_TEST_ENV }, encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, 'README.md'), `${name} service\n`);
-  writeFileSync(join(dir, '.gitignore'), '*.log\n');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'initial');
-  return { dir, git, subjects: () => git('log', '--reverse', '--format=%s').trim().split('\n').slice(1) };
+/** A companion checkout (a real repository with one commit), removed after the test. */
+function companion(name: string): CompanionCheckout {
+  const checkout = companionCheckout(name);
+  cleanup.push(() => checkout.remove());
+  return checkout;
 }
 
 function home(spec: string, script: ChildScript): LoopRepo {
@@ -54,20 +41,7 @@ function home(spec: string, script: ChildScript): LoopRepo {
 
 /** The spec: criteria in order, then `## Legs` (docs/decisions/legs.md L1). */
 function legSpec(criteria: readonly string[], legs: readonly string[]): string {
-  return [
-    '# Test feature',
-    '',
-    '**Amend-grant:** none',
-    '',
-    '## Acceptance criteria',
-    '',
-    ...criteria.map((c) => `- [ ] ${c}`),
-    '',
-    '## Legs',
-    '',
-    ...legs,
-    '',
-  ].join('\n');
+  return legSpecText({ criteria, legs });
 }
 
 function head(dir: string): string {

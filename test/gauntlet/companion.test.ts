@@ -11,11 +11,9 @@ import {
   seedLeg,
   validateLegReturn,
 } from '../../src/gauntlet/companion.js';
-import { parseLedger } from '../../src/gauntlet/ledger.js';
 import type { Ledger, PendingTuple } from '../../src/gauntlet/types.js';
+import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
 
-const HOME_BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const API_BASE = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
 const API_HEAD = 'a'.repeat(40);
 const API_COMMIT = 'c0ffee0123456789abcdef0123456789abcdef01';
 
@@ -23,45 +21,21 @@ const API_COMMIT = 'c0ffee0123456789abcdef0123456789abcdef01';
 function ledger(
   opts: { seededWeb?: boolean; seededApi?: boolean; rows?: string[]; decisions?: string[] } = {},
 ) {
-  const text = [
-    '# Loop ledger',
-    '**Spec:** doc/specs/csv-export.md',
-    `base: ${HOME_BASE}`,
-    `base web: ${HOME_BASE}`,
-    `seeded web: ${opts.seededWeb === false ? 'no' : 'yes'}`,
-    `base api: ${API_BASE}`,
-    `seeded api: ${opts.seededApi === true ? 'yes' : 'no'}`,
-    'verification: npm test',
-    'checks: commands',
-    'iterations: 2',
-    'allowance: 4',
-    '',
-    '| row | status | attempts | evidence |',
-    '|---|---|---|---|',
-    ...(opts.rows ?? [
-      '| 1 | open | 0 | page check; 1 failing |',
-      '| 2 | open | 0 | serve check; 1 failing |',
-      '| 3 | open | 0 |  |',
-      '| 4 | open | 0 |  |',
-    ]),
-    '',
-    '## Leg mapping',
-    '',
-    '| row | ac | leg |',
-    '|---|---|---|',
-    '| 1 | 1 | web |',
-    '| 2 | 2 | web |',
-    '| 3 | 2 | api |',
-    '| 4 | 3 | api |',
-    '',
-    '## Decisions',
-    '',
-    ...(opts.decisions ?? ['row 0 done | seeded 2 rows, closed 0 on baseline | row 1']),
-    '',
-  ].join('\n');
-  const parsed = parseLedger(text);
-  expect(parsed.findings).toEqual([]);
-  return parsed.ledger as Ledger;
+  return parsedLedger(
+    coordinatedLedgerText({
+      members: [
+        { name: 'web', base: HOME_BASE, seeded: opts.seededWeb !== false },
+        { name: 'api', base: API_BASE, seeded: opts.seededApi === true },
+      ],
+      rows: opts.rows ?? [
+        '| 1 | open | 0 | page check; 1 failing |',
+        '| 2 | open | 0 | serve check; 1 failing |',
+        '| 3 | open | 0 |  |',
+        '| 4 | open | 0 |  |',
+      ],
+      decisions: opts.decisions ?? ['row 0 done | seeded 2 rows, closed 0 on baseline | row 1'],
+    }),
+  );
 }
 
 const clean = { returned: 'DONE', porcelain: '', commitCount: 1 };

@@ -13,47 +13,22 @@ import {
   gateSet,
   pairsByLeg,
 } from '../../src/gauntlet/gate-set.js';
-import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { formatLegRows, legOfRow, legSummaries } from '../../src/gauntlet/leg-status.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
 import { validateVerificationReturn } from '../../src/gauntlet/verify.js';
+import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
 
-const HOME_BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const API_BASE = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
 const DOCS_BASE = '1111111111111111111111111111111111111111';
 
 function ledgerText(members: [string, string][], mapping: [number, number, string][]): string {
-  const rows = mapping.map(([row]) => `| ${row} | open | 0 |  |`);
-  return [
-    '# Loop ledger',
-    '**Spec:** doc/specs/csv-export.md',
-    `base: ${HOME_BASE}`,
-    ...members.flatMap(([name, base]) => [`base ${name}: ${base}`, `seeded ${name}: yes`]),
-    'verification: npm test',
-    'checks: commands',
-    'iterations: 2',
-    'allowance: 4',
-    '',
-    '| row | status | attempts | evidence |',
-    '|---|---|---|---|',
-    ...rows,
-    '',
-    '## Leg mapping',
-    '',
-    '| row | ac | leg |',
-    '|---|---|---|',
-    ...mapping.map(([row, ac, leg]) => `| ${row} | ${ac} | ${leg} |`),
-    '',
-    '## Decisions',
-    '',
-  ].join('\n');
+  return coordinatedLedgerText({
+    members: members.map(([name, base]) => ({ name, base, seeded: true })),
+    rows: mapping.map(([row]) => `| ${row} | open | 0 |  |`),
+    mapping,
+  });
 }
 
-function parsed(text: string): Ledger {
-  const result = parseLedger(text);
-  expect(result.findings).toEqual([]);
-  return result.ledger as Ledger;
-}
+const parsed = parsedLedger;
 
 const SINGLE = parsed(
   [

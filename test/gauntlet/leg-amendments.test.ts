@@ -6,15 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { amendSpecText } from '../../src/gauntlet/amendment.js';
 import { historyFromCommits } from '../../src/gauntlet/history.js';
-import { checkLedger, parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
+import { checkLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import { criterionOfRow, entriesOfCriterion, specRowOfLedgerRow } from '../../src/gauntlet/leg-amendments.js';
 import { cutRowEdit, reopenRowEdit } from '../../src/gauntlet/repair.js';
 import { evaluateRules } from '../../src/gauntlet/rules.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { CommitFact, Ledger } from '../../src/gauntlet/types.js';
+import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
 
-const HOME_BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const API_BASE = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
 const LEDGER_PATH = 'doc/plans/csv-export.md';
 
 const SPEC = [
@@ -35,46 +34,20 @@ const SPEC = [
   '',
 ].join('\n');
 
-/** §1.8's coordinated variant with the given row lines (rows 1-4) and decisions. */
+/** §1.8's coordinated variant, both legs seeded, with the given row lines (rows 1-4) and decisions. */
 function ledgerText(rows: readonly string[], decisions: readonly string[] = []): string {
-  return [
-    '# Loop ledger',
-    `**Spec:** doc/specs/csv-export.md`,
-    `base: ${HOME_BASE}`,
-    `base web: ${HOME_BASE}`,
-    'seeded web: yes',
-    `base api: ${API_BASE}`,
-    'seeded api: yes',
-    'verification: npm test',
-    'checks: commands',
-    'iterations: 5',
-    'allowance: 4',
-    '',
-    '| row | status | attempts | evidence |',
-    '|---|---|---|---|',
-    ...rows,
-    '',
-    '## Leg mapping',
-    '',
-    '| row | ac | leg |',
-    '|---|---|---|',
-    '| 1 | 1 | web |',
-    '| 2 | 2 | web |',
-    '| 3 | 2 | api |',
-    '| 4 | 3 | api |',
-    '',
-    '## Decisions',
-    '',
-    ...decisions,
-    ...(decisions.length > 0 ? [''] : []),
-  ].join('\n');
+  return coordinatedLedgerText({
+    members: [
+      { name: 'web', base: HOME_BASE, seeded: true },
+      { name: 'api', base: API_BASE, seeded: true },
+    ],
+    iterations: 5,
+    rows,
+    decisions,
+  });
 }
 
-function parsed(text: string): Ledger {
-  const result = parseLedger(text);
-  expect(result.findings).toEqual([]);
-  return result.ledger as Ledger;
-}
+const parsed = parsedLedger;
 
 const ROWS = [
   '| 1 | done | 1 | button check; passes |',

@@ -8,9 +8,7 @@ import { homeMember, isCoordinated, legEntries, memberNames } from '../../src/ga
 import { seedLedger } from '../../src/gauntlet/seed.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
-
-const HOME_BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const API_BASE = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
+import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
 
 const CRITERIA = ['- [ ] export button', '- [ ] CSV endpoint', '- [ ] rate limit'];
 
@@ -31,46 +29,17 @@ function codes(text: string): string[] {
 }
 
 // §1.8's coordinated variant, completed with the single-leg example's other headers.
-const COORDINATED_LEDGER = [
-  '# Loop ledger',
-  '**Spec:** doc/specs/csv-export.md',
-  `base: ${HOME_BASE}`,
-  `base web: ${HOME_BASE}`,
-  'seeded web: yes',
-  `base api: ${API_BASE}`,
-  'seeded api: no',
-  'verification: npm test',
-  'checks: commands',
-  'iterations: 2',
-  'allowance: 4',
-  '',
-  '| row | status | attempts | evidence |',
-  '|---|---|---|---|',
-  '| 1 | done | 0 | seed: button renders |',
-  '| 2 | open | 0 |  |',
-  '| 3 | open | 0 |  |',
-  '| 4 | open | 0 |  |',
-  '',
-  '## Leg mapping',
-  '',
-  '| row | ac | leg |',
-  '|---|---|---|',
-  '| 1 | 1 | web |',
-  '| 2 | 2 | web |',
-  '| 3 | 2 | api |',
-  '| 4 | 3 | api |',
-  '',
-  '## Decisions',
-  '',
-  'seed: web closed row 1 on baseline',
-  '',
-].join('\n');
+const COORDINATED_LEDGER = coordinatedLedgerText({
+  rows: [
+    '| 1 | done | 0 | seed: button renders |',
+    '| 2 | open | 0 |  |',
+    '| 3 | open | 0 |  |',
+    '| 4 | open | 0 |  |',
+  ],
+  decisions: ['seed: web closed row 1 on baseline'],
+});
 
-function parsed(text: string): Ledger {
-  const result = parseLedger(text);
-  expect(result.findings).toEqual([]);
-  return result.ledger as Ledger;
-}
+const parsed = parsedLedger;
 
 describe('## Legs in the spec', () => {
   it('expands §1.8: AC 2 shared by web (home) and api gives rows web 1, web 2, api 2, api 3', () => {

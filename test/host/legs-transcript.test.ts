@@ -8,9 +8,8 @@ import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
 import { projectLoopRecord } from '../../src/host/loop-transcript.js';
+import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
 
-const HOME_BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const API_BASE = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
 const SPEC = parseSpec(
   [
     '# Feature',
@@ -28,38 +27,24 @@ const SPEC = parseSpec(
   ].join('\n'),
 ).spec;
 
-function ledger(extra: string): Ledger {
-  const text = [
-    '# Loop ledger',
-    '**Spec:** docs/specs/feature.md',
-    `base: ${HOME_BASE}`,
-    `base web: ${HOME_BASE}`,
-    'seeded web: yes',
-    `base api: ${API_BASE}`,
-    'seeded api: yes',
-    'verification: true',
-    'checks: commands',
-    'iterations: 5',
-    `allowance: 4${extra}`,
-    '',
-    '| row | status | attempts | evidence |',
-    '|---|---|---|---|',
-    '| 1 | done | 1 | unit: list |',
-    '| 2 | done | 2 | unit: serve |',
-    '',
-    '## Leg mapping',
-    '',
-    '| row | ac | leg |',
-    '|---|---|---|',
-    '| 1 | 1 | web |',
-    '| 2 | 2 | api |',
-    '',
-    '## Decisions',
-    '',
-  ].join('\n');
-  const parsed = parseLedger(text);
-  expect(parsed.findings).toEqual([]);
-  return parsed.ledger as Ledger;
+function ledger(pending?: string): Ledger {
+  return parsedLedger(
+    coordinatedLedgerText({
+      spec: 'docs/specs/feature.md',
+      members: [
+        { name: 'web', base: HOME_BASE, seeded: true },
+        { name: 'api', base: API_BASE, seeded: true },
+      ],
+      verification: 'true',
+      iterations: 5,
+      ...(pending === undefined ? {} : { pending }),
+      rows: ['| 1 | done | 1 | unit: list |', '| 2 | done | 2 | unit: serve |'],
+      mapping: [
+        [1, 1, 'web'],
+        [2, 2, 'api'],
+      ],
+    }),
+  );
 }
 
 function record(context: Partial<LoopContext>, type: string) {
@@ -80,7 +65,7 @@ describe('coordinated transcript records', () => {
   it('a failed companion gate: data.target is that leg, data.legs marks it and keeps web verified', () => {
     const fields = record(
       {
-        ledger: ledger(''),
+        ledger: ledger(),
         verifiedHeads: { web: 'a'.repeat(40) },
         gateFailure: {
           passed: false,
@@ -121,7 +106,7 @@ describe('coordinated transcript records', () => {
 
   it('a verification repair in flight in api: the tuple names the leg', () => {
     const pending = { target: 'verify' as const, repo: 'api', head: API_BASE };
-    const reserved = { ...ledger(`\npending: verify | api | ${API_BASE}`) };
+    const reserved = { ...ledger(`verify | api | ${API_BASE}`) };
     const fields = record(
       {
         ledger: reserved,

@@ -41,6 +41,8 @@ export const SECTION_1_8_MAPPING: readonly MappingLine[] = [
 export interface CoordinatedLedgerOptions {
   /** The `**Spec:**` path (default `doc/specs/csv-export.md`). */
   readonly spec?: string;
+  /** `base:` (default {@link HOME_BASE}). */
+  readonly base?: string;
   /** The member pairs in membership order (default web at the home base, seeded; api unseeded). */
   readonly members?: readonly LedgerMember[];
   readonly verification?: string;
@@ -71,7 +73,7 @@ export function coordinatedLedgerText(options: CoordinatedLedgerOptions): string
   return [
     '# Loop ledger',
     `**Spec:** ${options.spec ?? 'doc/specs/csv-export.md'}`,
-    `base: ${HOME_BASE}`,
+    `base: ${options.base ?? HOME_BASE}`,
     ...members.flatMap((m) => [`base ${m.name}: ${m.base}`, `seeded ${m.name}: ${m.seeded ? 'yes' : 'no'}`]),
     `verification: ${options.verification ?? 'npm test'}`,
     'checks: commands',

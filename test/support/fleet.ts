@@ -155,6 +155,8 @@ export async function startRestate(dir: string): Promise<RestateServer> {
       'listen-mode = "tcp"',
       'disable-telemetry = true',
       'default-num-partitions = 1',
+      // The default budget is 2 GiB of RocksDB memory: a test server needs a sliver of it.
+      'rocksdb-total-memory-size = "256 MiB"',
       'log-filter = "warn"',
       '[admin]',
       `bind-address = "127.0.0.1:${admin}"`,

@@ -145,6 +145,7 @@ async function fleet(workers) {
     `base-dir = "${join(dir, 'data')}"\nbind-address = "127.0.0.1:${fabric}"\nadvertised-address = "http://127.0.0.1:${fabric}/"\nlisten-mode = "tcp"\ndisable-telemetry = true\ndefault-num-partitions = 4\nlog-filter = "warn,restate_service_client=info"\nlog-disable-ansi-codes = true\n[admin]\nbind-address = "127.0.0.1:${admin}"\ndisable-web-ui = true\n[ingress]\nbind-address = "127.0.0.1:${ingress}"\n[worker.invoker]\nrequest-identity-private-key-pem-file = "${join(dir, 'key.pem')}"\n`,
   );
   const server = start(binary, ['--config-file', join(dir, 'restate.toml'), '--no-logo']);
+  const own = [server.child];
   const adminUrl = `http://127.0.0.1:${admin}`;
   const ingressUrl = `http://127.0.0.1:${ingress}`;
   await until(
@@ -174,6 +175,7 @@ async function fleet(workers) {
       '--child',
       child,
     ]);
+    own.push(worker.child);
     await until('a worker', async () => worker.output().includes('serving at'));
   }
   const lb = await balancer(ports);
@@ -227,7 +229,14 @@ async function fleet(workers) {
     });
     return performance.now() - start;
   };
-  return { submitAll, close: () => lb.server.close() };
+  // Closing a fleet stops its server and workers, so an idle fleet never competes with the next.
+  return {
+    submitAll,
+    close: () => {
+      lb.server.close();
+      for (const child of own) child.kill('SIGKILL');
+    },
+  };
 }
 
 export async function benchFleet() {

@@ -7,12 +7,12 @@
 import { checkCommand } from '../../src/cli/check.js';
 import { childCommand } from '../../src/cli/child.js';
 import type { CliCommand } from '../../src/cli/command.js';
-import { reportCommandFailure } from '../../src/cli/command-failure.js';
 import { demoCommand } from '../../src/cli/demo.js';
 import { promptCommand } from '../../src/cli/prompt.js';
 import { runCommand } from '../../src/cli/run.js';
 import { scriptedChildCommand } from '../../src/cli/scripted-child.js';
 import { statusCommand } from '../../src/cli/status.js';
+import { runEntryCommand } from './cli-entry-main.js';
 
 const commands: readonly CliCommand[] = [
   runCommand,
@@ -23,19 +23,4 @@ const commands: readonly CliCommand[] = [
   childCommand,
   promptCommand,
 ];
-const [name, ...rest] = process.argv.slice(2);
-const command = commands.find((c) => c.name === name);
-const io = { stdout: process.stdout, stderr: process.stderr };
-if (command === undefined) {
-  process.stderr.write(`loopchart: unknown command "${name ?? ''}"\n`);
-  process.exitCode = 2;
-} else {
-  command.run(rest, io).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.exitCode = reportCommandFailure(io, command.name, rest.includes('--json'), error);
-    },
-  );
-}
+runEntryCommand(commands);

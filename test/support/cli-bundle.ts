@@ -1,7 +1,10 @@
 /**
- * Builds the loop commands into one ESM file (esbuild, from the sources under test) so that tests
+ * Builds the loop commands into ESM files (esbuild, from the sources under test) so that tests
  * can run the CLI and the scripted child as real processes without depending on `npm run build`.
- * Built once per test process into a temporary folder.
+ * Built once per test process into a temporary folder. Code behind a dynamic `import()` goes into
+ * its own chunk, loaded only when that code runs, as in the published CLI: the loop CLI's
+ * `--inspect` explorer (with @viz-js, 1.7 MB) is not parsed by the hundreds of processes that
+ * never serve it.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,10 +17,12 @@ function bundle(entry: string, name: string): Promise<string> {
   let done = built.get(entry);
   if (done !== undefined) return done;
   done = (async () => {
-    const outfile = join(mkdtempSync(join(tmpdir(), 'loopchart-cli-')), name);
+    const outdir = mkdtempSync(join(tmpdir(), 'loopchart-cli-'));
     await build({
-      entryPoints: [join(import.meta.dirname, entry)],
-      outfile,
+      entryPoints: { [name.replace(/\.mjs$/, '')]: join(import.meta.dirname, entry) },
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -28,7 +33,7 @@ function bundle(entry: string, name: string): Promise<string> {
         js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
       },
     });
-    return outfile;
+    return join(outdir, name);
   })();
   built.set(entry, done);
   return done;

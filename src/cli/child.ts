@@ -30,6 +30,7 @@ import {
   writeLedger,
   writePatcherReturn,
 } from '../host/child-tools.js';
+import { configuredReservationPrefix, reserveDurably } from '../host/spend-reservations.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { jsonResult } from './json-result.js';
@@ -49,7 +50,9 @@ child contract forbids with a named error and exit code 2, before anything is wr
                                 give rows baseline evidence, close rows that already pass (the seed)
   spend reserve|ran|spent <action> --bound <n>
                                 record a paid or external action in the jobs file: reserve before
-                                launching it, ran once it ran, spent when its bound is used up
+                                launching it, ran once it ran, spent when its bound is used up;
+                                on a fleet worker reserve fails with child.spend-reserved when an
+                                earlier attempt of the dispatch reserved it: do not launch it
   check [--subject "<s>"] [--body "<b>"]
                                 run the loop's own return validation on the working tree and print
                                 the validation miss the loop would record (exit 2), or "admitted"
@@ -243,7 +246,16 @@ async function spend(args: readonly string[], io: CliIo): Promise<number> {
     action,
     bound,
   );
+  // On a fleet worker the reservation is first made durable on the run's remote (F11): a retried
+  // dispatch on another worker finds it there and must not launch the action again.
+  const prefix = step === 'reserve' ? await configuredReservationPrefix(dispatch.task.worktree) : null;
+  const durable = prefix === null ? null : await reserveDurably(dispatch.task.worktree, prefix, line);
   await appendSpend(dispatch, line);
+  if (durable === 'already')
+    throw new InputError(
+      'child.spend-reserved',
+      `${line} was reserved by an earlier attempt of this dispatch (a worker that died before its push): it may have run, so do not launch it again; the record is kept in the jobs file, carry it in the return as usual`,
+    );
   writeResult(io, values.json === true, { recorded: line }, `recorded in the jobs file: ${line}`);
   return 0;
 }

@@ -14,6 +14,7 @@ import type { Ledger } from '../gauntlet/types.js';
 import { defaultLedgerPath } from '../host/run-paths.js';
 import { createRunner } from '../host/runner.js';
 import { DEFAULT_ESCALATE_AFTER } from '../host/settings-actors.js';
+import { configureReservations, spendReservationPrefix } from '../host/spend-reservations.js';
 import { stateFilesOf } from '../host/state-files.js';
 import { readLoopStatus } from '../host/status.js';
 import type { RunCoordinates } from './credentials.js';
@@ -72,6 +73,9 @@ export async function runFleetStep(
 ): Promise<StepOutcome> {
   const clone = join(settings.workDir, runId);
   await prepareClone(request.remote, request.branch, clone);
+  // Paid actions: a reservation in this clone is made on the remote first (F11), so a retry of this
+  // step on another worker sees it.
+  await configureReservations(clone, spendReservationPrefix(runId));
   const before = await headOf(clone);
   const result = await createRunner({
     worktree: clone,

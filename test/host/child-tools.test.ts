@@ -5,7 +5,7 @@
  * records for each of the scripted child's `miss` violations.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import type { Ledger, Target } from '../../src/gauntlet/types.js';
 import { recordsFromLines } from '../../src/host/carried-records.js';
 import { type Behaviour, CONTRACT_VIOLATIONS, type ScriptedViolation } from '../../src/host/child-script.js';
 import { scriptedCommit } from '../../src/host/scripted-return.js';
+import { SPEND_RESERVATIONS_CONFIG } from '../../src/host/spend-reservations.js';
 import { parseCliResult } from '../support/cli-result.js';
 import { GIT_TEST_ENV, specWith, useGitTestEnvironment } from '../support/loop-repo.js';
 import { stringSinks } from '../support/string-sinks.js';
@@ -285,5 +286,60 @@ describe('the child tools', () => {
     expect(d.git('log', '-1', '--format=%s').trim()).toBe('loop: seed evidence');
     delete process.env.LOOPCHART_TASK;
     expect((await child('show', '--json')).error).toBe('child.environment');
+  });
+});
+
+describe('child spend reserve on a fleet clone (durable reservations, F11)', () => {
+  /** A bare remote, and a dispatch whose repository reserves on it under `prefix`. */
+  function fleetDispatch(remote: string, prefix: string): Dispatch {
+    const d = reserve(afterSeed, 1);
+    d.git('remote', 'add', 'origin', remote);
+    d.git('config', SPEND_RESERVATIONS_CONFIG, prefix);
+    return d;
+  }
+  function bareRemote(): string {
+    const remote = mkdtempSync(join(tmpdir(), 'loopchart-spend-remote-'));
+    cleanups.push(remote);
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    return remote;
+  }
+  const refsOf = (remote: string) =>
+    execFileSync('git', ['for-each-ref', '--format=%(refname) %(contents:subject)'], {
+      cwd: remote,
+      encoding: 'utf8',
+    }).trim();
+
+  it('creates the reservation on the remote before the child may launch; a retried dispatch elsewhere is refused it and keeps the record', async () => {
+    const remote = bareRemote();
+    const first = fleetDispatch(remote, 'refs/loopchart-spend/run-a');
+    const ok = await child('spend', 'reserve', 'capture', '--bound', '1', '--json');
+    expect(ok.code).toBe(0);
+    const refs = refsOf(remote).split('\n');
+    expect(refs).toHaveLength(1);
+    expect(refs[0]).toMatch(/^refs\/loopchart-spend\/run-a\/[0-9a-f]{32} ran capture \(1 of 1\)$/);
+    expect(readFileSync(first.task.jobsFile, 'utf8')).toContain('ran capture (1 of 1)');
+
+    // The same dispatch again on another worker: a fresh clone and jobs file, the same run.
+    const retried = fleetDispatch(remote, 'refs/loopchart-spend/run-a');
+    const refused = await child('spend', 'reserve', 'capture', '--bound', '1', '--json');
+    expect(refused).toMatchObject({ code: 2, error: 'child.spend-reserved' });
+    expect(readFileSync(retried.task.jobsFile, 'utf8')).toContain('ran capture (1 of 1)');
+    // The record is carried as for any spend: `ran` after it is accepted.
+    expect((await child('spend', 'ran', 'capture', '--bound', '1')).code).toBe(0);
+    expect(refsOf(remote).split('\n')).toHaveLength(1);
+
+    // Another run (another prefix) reserves its own spend.
+    fleetDispatch(remote, 'refs/loopchart-spend/run-b');
+    expect((await child('spend', 'reserve', 'capture', '--bound', '1')).code).toBe(0);
+    expect(refsOf(remote).split('\n')).toHaveLength(2);
+  });
+
+  it('refuses the reservation, and records nothing, when the remote cannot be reached', async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'loopchart-spend-gone-')), 'no-such-remote.git');
+    cleanups.push(dirname(missing));
+    const d = fleetDispatch(missing, 'refs/loopchart-spend/run-c');
+    const refused = await child('spend', 'reserve', 'capture', '--bound', '1', '--json');
+    expect(refused).toMatchObject({ code: 2, error: 'child.spend-durable' });
+    expect(existsSync(d.task.jobsFile) ? readFileSync(d.task.jobsFile, 'utf8') : '').not.toContain('capture');
   });
 });

@@ -1,20 +1,25 @@
 /**
  * The fleet end to end (docs/scale-out.md): a real `restate-server` from node_modules on free ports
- * with a temporary data directory, `loopchart serve` workers as real processes, a bare git remote,
- * and the demo's loop-engine run submitted with `loopchart submit`.
+ * with a temporary data directory, three `loopchart serve` workers as real processes behind the
+ * test balancer (test/support/fleet-balancer.ts, one registered address), bare git remotes, and six
+ * loop-engine runs submitted at once with `loopchart submit`: the demo's (a human stop), one whose
+ * scripted child makes a paid action, and four one-row loops.
  *
- * The smallest run that proves each guarantee: the worker is SIGKILLed (with its child) while the
- * first dispatch runs, and a fresh worker with an empty work directory (another machine, behind the
- * same address) takes the run over; the run's human stop is refused to an unknown operator and to a
- * wrong secret, then answered with `loopchart answer`; the pushed ledger, the `loop:` subjects and
- * the commit SHAs equal those of a local `loopchart run` of the same spec and scripted child (commit
- * dates fixed), so no step and no paid action (the script's `fixture-capture`) ran twice. Then an
- * unsigned request to the worker is refused, and the planted operator secret appears in no file
- * and no output of the fleet. Every process is SIGKILLed in afterAll, whatever happened.
+ * The smallest fleet that proves each guarantee once: the worker running the paid child is
+ * SIGKILLed (with its child) after the paid action and before the step's push, picked without
+ * timing (the child names its clone in a marker file and waits); a live worker takes the run over
+ * and its child is refused the reservation, so the action (which appends to a counter file outside
+ * every clone) ran once. The demo's stop is refused to an unknown operator and a wrong secret, then
+ * answered with `loopchart answer`. Every run's pushed ledger, `loop:` subjects and commit SHAs
+ * equal those of a local `loopchart run` of the same spec and child from the same commit (commit
+ * dates fixed). Then an unsigned request to a worker is refused, a worker stops on SIGTERM with its
+ * result, and the planted operator secret appears in no file and no output of the fleet. Every
+ * process is SIGKILLed in afterAll, whatever happened.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -26,8 +31,9 @@ import {
 } from 'node:fs';
 import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChildScript } from '../../src/host/child-script.js';
 import {
   DEMO_ANSWER,
   DEMO_PATHS,
@@ -35,7 +41,8 @@ import {
   DEMO_VERIFICATION,
   prepareDemoRepository,
 } from '../../src/host/demo.js';
-import { bundledScriptedChild } from '../support/cli-bundle.js';
+import { defaultLedgerPath } from '../../src/host/run-paths.js';
+import { bundledLoopCli, bundledScriptedChild } from '../support/cli-bundle.js';
 import { parseCliResult } from '../support/cli-result.js';
 import { killProcessesIn } from '../support/demo-run.js';
 import {
@@ -48,28 +55,113 @@ import {
   stopAll,
   waitFor,
 } from '../support/fleet.js';
+import { type Balancer, startBalancer } from '../support/fleet-balancer.js';
 import { cli, GIT_TEST_ENV } from '../support/loop-repo.js';
 
 const root = mkdtempSync(join(tmpdir(), 'loopchart-fleet-'));
 const SECRET = `planted-${randomBytes(12).toString('hex')}`;
 const FIXED_DATE = '2026-01-01T00:00:00Z';
 const ENV = { ...GIT_TEST_ENV, GIT_AUTHOR_DATE: FIXED_DATE, GIT_COMMITTER_DATE: FIXED_DATE };
-const BRANCH = 'loop/csv-export';
 const outputs: string[] = [];
+const WORKERS = 3;
+
+/** One submitted run: where its branch lives and what `submit` (and the local run) are given. */
+interface RunPlan {
+  readonly name: string;
+  readonly remote: string;
+  readonly branch: string;
+  readonly spec: string;
+  readonly ledger: string;
+  readonly options: readonly string[];
+  id?: string;
+}
+
+const one = (title: string, row: string) =>
+  `# ${title}\n\n**Amend-grant:** none\n\n## Acceptance criteria\n\nTicket T-1, checkbox list, rows verbatim:\n\n- [ ] ${row}\n`;
+const NOOP_SPEC = 'docs/specs/noop.md';
+const PAID_SPEC = 'docs/specs/capture.md';
+/** Closes its one row on the baseline at the seed. */
+const NOOP_SCRIPT: ChildScript = {
+  version: 1,
+  targets: {
+    seed: [{ do: 'seed', evidence: { '1': 'noop-test; passes on baseline' }, closeOnBaseline: [1] }],
+  },
+};
+/** The row dispatch records the paid action that the child wrapper makes before it. */
+const PAID_SCRIPT: ChildScript = {
+  version: 1,
+  targets: {
+    seed: [{ do: 'seed', evidence: { '1': 'capture-test; 1 failing: nothing captured' } }],
+    '1': [
+      {
+        do: 'done',
+        evidence: 'capture-test; 1 passed; the capture is stored',
+        files: { 'src/capture.txt': 'captured\n' },
+        spend: ['ran capture (1 of 1)'],
+      },
+    ],
+  },
+  reviews: { 'whole-diff': [{ verdict: 'SHIP' }] },
+};
+const demoOptions = [
+  '--ledger',
+  DEMO_PATHS.ledger,
+  '--verification',
+  DEMO_VERIFICATION,
+  '--allowance',
+  String(DEMO_SETTINGS.allowance),
+  '--impl-model',
+  DEMO_SETTINGS.implModel,
+  '--no-conformance-review',
+];
+const runs: RunPlan[] = [
+  {
+    name: 'demo',
+    remote: join(root, 'demo.git'),
+    branch: 'loop/csv-export',
+    spec: DEMO_PATHS.spec,
+    ledger: DEMO_PATHS.ledger,
+    options: demoOptions,
+  },
+  {
+    name: 'paid',
+    remote: join(root, 'paid.git'),
+    branch: 'loop/capture',
+    spec: PAID_SPEC,
+    ledger: defaultLedgerPath(PAID_SPEC),
+    options: ['--verification', 'test -f src/capture.txt', '--no-conformance-review'],
+  },
+  ...[1, 2, 3, 4].map((n) => ({
+    name: `noop-${n}`,
+    remote: join(root, 'noop.git'),
+    branch: `loop/noop-${n}`,
+    spec: NOOP_SPEC,
+    ledger: defaultLedgerPath(NOOP_SPEC),
+    options: ['--verification', 'true', '--no-conformance-review'],
+  })),
+];
+const byName = (name: string) => runs.find((r) => r.name === name) as RunPlan;
 
 let restate: RestateServer;
+let balancer: Balancer;
 let cliPath: string;
-let childCommand: string;
-let workerPort: number;
-let remote: string;
-let runId: string;
-let secondWorker: Started;
+const workers: Array<{ port: number; dir: string; process: Started }> = [];
 const paths = {
   operators: join(root, 'secrets', 'operators'),
   credential: join(root, 'secrets', 'alice'),
   wrongSecret: join(root, 'secrets', 'alice-wrong'),
   stranger: join(root, 'secrets', 'mallory'),
 };
+const paid = {
+  /** One line per paid action the fleet's children made (outside every clone). */
+  counter: join(root, 'paid-actions'),
+  /** The same for the local reference run. */
+  localCounter: join(root, 'paid-actions-local'),
+  /** Written by the first paid child, with its clone, once its action ran; it then waits. */
+  armed: join(root, 'paid-armed'),
+};
+let fleetChild: string;
+let localChild: string;
 
 /** Runs a fleet command to its end; its output is kept for the secret check. */
 async function fleet(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -83,24 +175,25 @@ async function fleet(args: readonly string[]): Promise<{ code: number; stdout: s
   return { code: typeof code === 'number' ? code : -1, stdout, stderr };
 }
 
-function startWorker(workDir: string, register: boolean): Started {
+function startWorker(index: number, register: boolean): Started {
+  const worker = workers[index] as (typeof workers)[number];
   return startProcess(
     process.execPath,
     [
       cliPath,
       'serve',
       '--port',
-      String(workerPort),
+      String(worker.port),
       '--identity-key',
       restate.identityKey,
       '--operators',
       paths.operators,
       '--work-dir',
-      workDir,
+      worker.dir,
       '--child',
-      childCommand,
+      fleetChild,
       '--json',
-      ...(register ? ['--restate', restate.admin] : []),
+      ...(register ? ['--restate', restate.admin, '--advertise', balancer.url] : []),
     ],
     ENV,
   );
@@ -128,99 +221,207 @@ async function phaseOf(id: string): Promise<string | undefined> {
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, env: { ...process.env, ...ENV }, encoding: 'utf8' });
 
+/**
+ * The child every worker runs: the scripted child, and in the paid repository (it holds
+ * `.loopchart/paid`) a row dispatch first reserves and makes one paid action, as
+ * docs/child-contract.md asks of a child. `armed` makes the fleet's first paid child name its clone
+ * and wait once its action ran, so the test can kill its worker at that point.
+ */
+function paidChildWrapper(file: string, loopCli: string, scripted: string, counter: string, armed: boolean) {
+  const tool = `${process.execPath} ${loopCli} child`;
+  writeFileSync(
+    file,
+    [
+      '#!/bin/sh',
+      `if [ -e .loopchart/paid ] && [ "$(${tool} show --field kind 2>/dev/null)" = row ]; then`,
+      `  if ${tool} spend reserve capture --bound 1 >/dev/null 2>&1; then`,
+      `    echo "$PWD" >> ${counter}`,
+      ...(armed
+        ? [
+            `    if [ ! -e ${paid.armed} ]; then`,
+            `      echo "$PWD" > ${paid.armed}.tmp && mv ${paid.armed}.tmp ${paid.armed}`,
+            '      exec sleep 600',
+            '    fi',
+          ]
+        : []),
+      `    ${tool} spend ran capture --bound 1 >/dev/null`,
+      '  fi',
+      'fi',
+      `exec ${process.execPath} ${scripted} ${DEMO_PATHS.script}`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(file, 0o755);
+  return file;
+}
+
+/** A repository holding `spec` and `script` (at the demo script's path), committed on main. */
+function prepareRepository(dir: string, spec: string, specText: string, script: ChildScript, extra = {}) {
+  const files: Record<string, string> = {
+    'README.md': '# fleet test\n',
+    [spec]: specText,
+    [DEMO_PATHS.script]: `${JSON.stringify(script, null, 2)}\n`,
+    ...extra,
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'fleet test: spec');
+  return dir;
+}
+
 beforeAll(async () => {
   mkdirSync(join(root, 'secrets'));
   writeFileSync(paths.operators, `# who may submit and answer\nalice ${SECRET}\n`);
   writeFileSync(paths.credential, `alice ${SECRET}\n`);
   writeFileSync(paths.wrongSecret, `alice not-the-${SECRET.slice(8)}\n`);
   writeFileSync(paths.stranger, `mallory ${SECRET}\n`);
-  [restate, cliPath] = await Promise.all([startRestate(join(root, 'restate')), bundledFleetCli()]);
-  workerPort = await freePort();
-  // The same child as a local run; its first start waits a little, so the worker dies mid-dispatch.
-  const child = `${process.execPath} ${await bundledScriptedChild()} ${DEMO_PATHS.script}`;
-  const marker = join(root, 'first-dispatch');
-  childCommand = `if [ ! -e ${marker} ]; then : > ${marker}; sleep 2; fi; ${child}`;
-  const seed = prepareDemoRepository(join(root, 'seed'));
-  remote = join(root, 'remote.git');
-  git(root, 'clone', '-q', '--bare', seed.dir, remote);
-  git(seed.dir, 'push', '-q', remote, `main:refs/heads/${BRANCH}`);
-}, 120_000);
+  let loopCli: string;
+  let scripted: string;
+  [restate, cliPath, loopCli, scripted] = await Promise.all([
+    startRestate(join(root, 'restate')),
+    bundledFleetCli(),
+    bundledLoopCli(),
+    bundledScriptedChild(),
+  ]);
+  fleetChild = paidChildWrapper(join(root, 'fleet-child.sh'), loopCli, scripted, paid.counter, true);
+  localChild = paidChildWrapper(join(root, 'local-child.sh'), loopCli, scripted, paid.localCounter, false);
+
+  const seeds = {
+    demo: prepareDemoRepository(join(root, 'seed-demo')).dir,
+    paid: prepareRepository(
+      join(root, 'seed-paid'),
+      PAID_SPEC,
+      one('Capture', 'The capture is stored'),
+      PAID_SCRIPT,
+      {
+        '.loopchart/paid': 'this repository makes a paid action\n',
+      },
+    ),
+    noop: prepareRepository(
+      join(root, 'seed-noop'),
+      NOOP_SPEC,
+      one('Nothing', 'Nothing changes'),
+      NOOP_SCRIPT,
+    ),
+  };
+  for (const run of runs) {
+    const seed = seeds[run.name.startsWith('noop') ? 'noop' : (run.name as 'demo' | 'paid')];
+    if (!existsSync(run.remote)) git(root, 'clone', '-q', '--bare', seed, run.remote);
+    git(seed, 'push', '-q', run.remote, `main:refs/heads/${run.branch}`);
+  }
+
+  for (let i = 0; i < WORKERS; i += 1)
+    workers.push({ port: await freePort(), dir: join(root, `worker-${i}`), process: undefined as never });
+  balancer = await startBalancer(workers.map((w) => w.port));
+  // Two workers first, then the one that registers the balancer's address (discovery goes through it).
+  for (const i of [1, 2, 0]) {
+    const worker = workers[i] as (typeof workers)[number];
+    worker.process = startWorker(i, i === 0);
+    await waitFor(`worker ${i} to serve`, async () =>
+      worker.process.output().includes('serving at') ? true : undefined,
+    );
+  }
+}, 180_000);
 
 afterAll(async () => {
   await stopAll();
+  await balancer?.close();
   killProcessesIn(root);
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('a loop-engine run on a Restate fleet', () => {
-  it('survives its worker being SIGKILLed mid-dispatch, and reaches the human stop on a fresh worker', async () => {
-    const first = startWorker(join(root, 'worker-1'), true);
-    await waitFor('the first worker to register', async () =>
-      first.output().includes('serving at') ? true : undefined,
+describe('six loop-engine runs on a Restate fleet of three workers', () => {
+  it('runs them all; the worker running the paid child dies after the paid action and before its push, and no action is made twice', async () => {
+    const submitted = await Promise.all(
+      runs.map((run) =>
+        fleet([
+          'submit',
+          '--ingress',
+          restate.ingress,
+          '--credential',
+          paths.credential,
+          '--remote',
+          run.remote,
+          '--spec',
+          run.spec,
+          '--branch',
+          run.branch,
+          ...run.options,
+          '--json',
+        ]),
+      ),
     );
-    const submitted = await fleet([
-      'submit',
-      '--ingress',
-      restate.ingress,
-      '--credential',
-      paths.credential,
-      '--remote',
-      remote,
-      '--spec',
-      DEMO_PATHS.spec,
-      '--ledger',
-      DEMO_PATHS.ledger,
-      '--branch',
-      BRANCH,
-      '--verification',
-      DEMO_VERIFICATION,
-      '--allowance',
-      String(DEMO_SETTINGS.allowance),
-      '--impl-model',
-      DEMO_SETTINGS.implModel,
-      '--no-conformance-review',
-      '--json',
-    ]);
-    expect(submitted.code, submitted.stderr).toBe(0);
-    const result = parseCliResult(submitted.stdout);
-    expect(result).toMatchObject({
-      command: 'submit',
-      status: 'finished',
-      exitCode: 0,
-      submittedBy: 'alice',
-    });
-    runId = result.runId;
+    for (const [i, out] of submitted.entries()) {
+      expect(out.code, out.stderr).toBe(0);
+      const result = parseCliResult(out.stdout);
+      expect(result).toMatchObject({
+        command: 'submit',
+        status: 'finished',
+        exitCode: 0,
+        submittedBy: 'alice',
+      });
+      (runs[i] as RunPlan).id = result.runId;
+    }
+    const paidRun = byName('paid');
 
-    // Mid-dispatch: the runner has recorded its first dispatch in the worker's clone.
-    const dispatches = join(root, 'worker-1', runId, '.git', 'loopchart', 'dispatches');
-    await waitFor('the first dispatch', async () =>
-      existsSync(dispatches) && readdirSync(dispatches).length > 0 ? true : undefined,
+    // The paid child made its action and waits: its clone says which worker runs it.
+    const clone = await waitFor(
+      'the paid action',
+      async () => (existsSync(paid.armed) ? readFileSync(paid.armed, 'utf8').trim() : undefined),
+      120_000,
     );
-    first.child.kill('SIGKILL');
-    killProcessesIn(join(root, 'worker-1'));
-    await first.ended;
-    // Nothing of the interrupted step was pushed: the branch is still the spec commit alone.
-    expect(git(remote, 'rev-list', '--count', BRANCH).trim()).toBe('1');
+    const victim = workers.findIndex((w) => clone.startsWith(`${w.dir}/`));
+    expect(victim).toBeGreaterThanOrEqual(0);
+    expect(clone).toBe(join((workers[victim] as (typeof workers)[number]).dir, paidRun.id as string));
+    const killed = (workers[victim] as (typeof workers)[number]).process;
+    killed.child.kill('SIGKILL');
+    killProcessesIn((workers[victim] as (typeof workers)[number]).dir);
+    await killed.ended;
+    // Before the step's push: the remote branch is still the spec commit alone; the action ran once.
+    expect(git(paidRun.remote, 'rev-list', '--count', paidRun.branch).trim()).toBe('1');
+    expect(readFileSync(paid.counter, 'utf8').trim().split('\n')).toEqual([clone]);
 
-    // Another machine behind the same address: an empty work directory, already registered.
-    const second = startWorker(join(root, 'worker-2'), false);
-    secondWorker = second;
-    await waitFor('the run to stop for a human', async () =>
-      (await phaseOf(runId)) === 'stopped' ? true : undefined,
+    await waitFor(
+      'the runs to end (the demo at its human stop)',
+      async () => {
+        const phases = await Promise.all(runs.map((run) => phaseOf(run.id as string)));
+        if (phases.some((p) => p === 'failed' || p === 'invalid')) throw new Error(`a run ended ${phases}`);
+        return phases.every((p, i) => p === ((runs[i] as RunPlan).name === 'demo' ? 'stopped' : 'finished'))
+          ? true
+          : undefined;
+      },
+      240_000,
+      1000,
     );
-    expect(second.child.exitCode).toBeNull();
-    const runs = await runsJson();
-    const run = runs.find((r) => r.runId === runId);
-    expect(run?.stopId).toBe(`${runId}.0`);
-    expect(run?.answers).toEqual([]);
-  }, 180_000);
+    // A live worker re-ran the paid step from the pushed branch and was refused the reservation.
+    expect(readFileSync(paid.counter, 'utf8').trim().split('\n')).toEqual([clone]);
+    const rerun = workers.filter((_, i) => i !== victim).map((w) => join(w.dir, paidRun.id as string));
+    expect(rerun.filter((dir) => existsSync(dir))).toHaveLength(1);
+    const reservations = git(
+      paidRun.remote,
+      'for-each-ref',
+      '--format=%(contents:subject)',
+      'refs/loopchart-spend',
+    );
+    expect(reservations.trim()).toBe('ran capture (1 of 1)');
+    // Streams, not connections, were balanced: every worker served some.
+    for (const w of workers) expect(balancer.forwarded.get(w.port)).toBeGreaterThan(0);
+    const demo = (await runsJson()).find((r) => r.runId === byName('demo').id);
+    expect(demo?.stopId).toBe(`${byName('demo').id}.0`);
+    expect(demo?.answers).toEqual([]);
+  }, 420_000);
 
   it('refuses an answer without the credential, and changes nothing', async () => {
-    const before = git(remote, 'rev-parse', BRANCH);
+    const { id, remote, branch } = byName('demo');
+    const before = git(remote, 'rev-parse', branch);
     for (const credential of [paths.stranger, paths.wrongSecret]) {
       const refused = await fleet([
         'answer',
-        runId,
+        id as string,
         DEMO_ANSWER,
         '--ingress',
         restate.ingress,
@@ -232,21 +433,22 @@ describe('a loop-engine run on a Restate fleet', () => {
       expect(parseCliResult(refused.stdout).error.code).toBe('fleet.refused');
     }
     // Straight to the ingress, no signature at all.
-    const raw = await fetch(`${restate.ingress}/loop/${runId}/answer`, {
+    const raw = await fetch(`${restate.ingress}/loop/${id}/answer`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ reply: DEMO_ANSWER, stopId: `${runId}.0` }),
+      body: JSON.stringify({ reply: DEMO_ANSWER, stopId: `${id}.0` }),
     });
     expect(raw.status).toBe(401);
-    const run = (await runsJson()).find((r) => r.runId === runId);
+    const run = (await runsJson()).find((r) => r.runId === id);
     expect(run).toMatchObject({ phase: 'stopped', answers: [] });
-    expect(git(remote, 'rev-parse', BRANCH)).toBe(before);
+    expect(git(remote, 'rev-parse', branch)).toBe(before);
   }, 60_000);
 
-  it('answers the stop with loopchart answer; the run ends with the ledger, subjects and SHAs of a local run', async () => {
+  it('answers the stop with loopchart answer, and records who answered', async () => {
+    const { id, branch, remote } = byName('demo');
     const answered = await fleet([
       'answer',
-      runId,
+      id as string,
       DEMO_ANSWER,
       '--ingress',
       restate.ingress,
@@ -257,60 +459,83 @@ describe('a loop-engine run on a Restate fleet', () => {
     expect(answered.code, answered.stderr).toBe(0);
     expect(parseCliResult(answered.stdout)).toMatchObject({
       command: 'answer',
-      runId,
-      stopId: `${runId}.0`,
+      runId: id,
+      stopId: `${id}.0`,
       answeredBy: 'alice',
     });
     await waitFor(
       'the run to finish',
-      async () => ((await phaseOf(runId)) === 'finished' ? true : undefined),
-      120_000,
+      async () => ((await phaseOf(id as string)) === 'finished' ? true : undefined),
+      180_000,
+      1000,
     );
-    const run = (await runsJson()).find((r) => r.runId === runId);
+    const run = (await runsJson()).find((r) => r.runId === id);
     expect(run?.answers).toEqual([expect.objectContaining({ by: 'alice', reply: DEMO_ANSWER })]);
-
-    // The same spec and scripted child, run locally from the same commit (the reference).
-    const local = join(root, 'local');
-    git(root, 'clone', '-q', '--branch', BRANCH, remote, local);
-    git(local, 'reset', '-q', '--hard', git(remote, 'rev-list', '--max-parents=0', BRANCH).trim());
-    Object.assign(process.env, ENV);
-    const args = [
-      '--worktree',
-      local,
-      '--spec',
-      DEMO_PATHS.spec,
-      '--ledger',
-      DEMO_PATHS.ledger,
-      '--child',
-      `${process.execPath} ${await bundledScriptedChild()} ${DEMO_PATHS.script}`,
-      '--verification',
-      DEMO_VERIFICATION,
-      '--allowance',
-      String(DEMO_SETTINGS.allowance),
-      '--impl-model',
-      DEMO_SETTINGS.implModel,
-      '--no-conformance-review',
-      '--transcript',
-      join(root, 'local-transcript.jsonl'),
-    ];
-    expect((await cli('run', args)).code).toBe(3);
-    expect((await cli('run', [...args, '--answer', DEMO_ANSWER])).code).toBe(0);
-
-    const fleetLedger = git(remote, 'show', `${BRANCH}:${DEMO_PATHS.ledger}`);
-    expect(fleetLedger).toBe(readFileSync(join(local, DEMO_PATHS.ledger), 'utf8'));
-    const fleetLog = git(remote, 'log', '--format=%H %s', BRANCH);
-    expect(fleetLog).toBe(git(local, 'log', '--format=%H %s'));
-    expect(fleetLog).toContain(' loop: ');
-    // The script's one paid action, recorded once.
-    expect(fleetLedger.match(/ran fixture-capture/g)).toHaveLength(1);
     // Who answered, on the commit the stop was shown at, beside the branch.
-    const notes = git(remote, 'log', '--format=%N', `--notes=refs/notes/loopchart-answers/${BRANCH}`, BRANCH);
+    const notes = git(remote, 'log', '--format=%N', `--notes=refs/notes/loopchart-answers/${branch}`, branch);
     expect(notes).toContain('answered-by: alice');
     expect(notes).toContain(`reply: ${DEMO_ANSWER}`);
   }, 240_000);
 
+  it('gives every run the ledger, loop: subjects and SHAs of a local run of the same spec and child', async () => {
+    const saved = Object.fromEntries(Object.keys(ENV).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, ENV);
+    try {
+      // One local reference per spec (the four no-op runs start from the same commit).
+      for (const name of ['demo', 'paid', 'noop-1']) {
+        const reference = byName(name);
+        const local = join(root, `local-${name}`);
+        git(root, 'clone', '-q', '--branch', reference.branch, reference.remote, local);
+        git(
+          local,
+          'reset',
+          '-q',
+          '--hard',
+          git(reference.remote, 'rev-list', '--max-parents=0', reference.branch).trim(),
+        );
+        const args = [
+          '--worktree',
+          local,
+          '--spec',
+          reference.spec,
+          '--child',
+          localChild,
+          ...reference.options,
+          '--transcript',
+          join(root, `local-${name}.jsonl`),
+        ];
+        if (name === 'demo') {
+          expect((await cli('run', args)).code).toBe(3);
+          expect((await cli('run', [...args, '--answer', DEMO_ANSWER])).code).toBe(0);
+        } else expect((await cli('run', args)).code).toBe(0);
+        const ledger = readFileSync(join(local, reference.ledger), 'utf8');
+        const log = git(local, 'log', '--format=%H %s');
+        expect(log).toContain(' loop: ');
+        for (const run of runs.filter((r) => r.spec === reference.spec)) {
+          expect(git(run.remote, 'show', `${run.branch}:${run.ledger}`), run.name).toBe(ledger);
+          expect(git(run.remote, 'log', '--format=%H %s', run.branch), run.name).toBe(log);
+        }
+      }
+    } finally {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+    // The local paid child made its action once, and each ledger records it once.
+    expect(readFileSync(paid.localCounter, 'utf8').trim().split('\n')).toHaveLength(1);
+    const { remote, branch, ledger } = byName('paid');
+    expect(git(remote, 'show', `${branch}:${ledger}`).match(/ran capture \(1 of 1\)/g)).toHaveLength(1);
+    const { remote: demoRemote, branch: demoBranch } = byName('demo');
+    expect(
+      git(demoRemote, 'show', `${demoBranch}:${DEMO_PATHS.ledger}`).match(/ran fixture-capture/g),
+    ).toHaveLength(1);
+  }, 240_000);
+
   it('refuses a request to a worker that the Restate server did not sign', async () => {
-    const session = connect(`http://127.0.0.1:${workerPort}`);
+    const live = workers.find(
+      (w) => w.process.child.exitCode === null && w.process.child.signalCode === null,
+    );
+    const session = connect(`http://127.0.0.1:${live?.port}`);
     try {
       const status = await new Promise<number>((resolve, reject) => {
         const request = session.request({ ':method': 'GET', ':path': '/discover' });
@@ -325,21 +550,20 @@ describe('a loop-engine run on a Restate fleet', () => {
   });
 
   it('serve stops on SIGTERM with its --json result', async () => {
-    secondWorker.child.kill('SIGTERM');
+    const worker = workers.find(
+      (w) => w.process.child.exitCode === null && w.process.child.signalCode === null,
+    )?.process as Started;
+    worker.child.kill('SIGTERM');
     await waitFor(
       'the result of serve',
-      async () => (secondWorker.stdout().includes('"serve"') ? true : undefined),
+      async () => (worker.stdout().includes('"serve"') ? true : undefined),
       20_000,
     ).catch((error: Error) => {
-      throw new Error(`${error.message}: ${secondWorker.output().slice(-2000)}`);
+      throw new Error(`${error.message}: ${worker.output().slice(-2000)}`);
     });
-    const code = await Promise.race([
-      secondWorker.ended,
-      new Promise((r) => setTimeout(() => r('hung'), 15_000)),
-    ]);
-    expect(code, secondWorker.output().slice(-3000)).toBe(0);
-    outputs.push(secondWorker.output());
-    expect(parseCliResult(secondWorker.stdout())).toMatchObject({
+    const code = await Promise.race([worker.ended, new Promise((r) => setTimeout(() => r('hung'), 15_000))]);
+    expect(code, worker.output().slice(-3000)).toBe(0);
+    expect(parseCliResult(worker.stdout())).toMatchObject({
       command: 'serve',
       status: 'finished',
       exitCode: 0,
@@ -348,6 +572,7 @@ describe('a loop-engine run on a Restate fleet', () => {
 
   it('never writes the planted operator secret outside the credential files, nor prints it', async () => {
     await stopAll();
+    for (const w of workers) outputs.push(w.process.output());
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const name of readdirSync(dir)) {

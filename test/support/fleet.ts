@@ -107,18 +107,23 @@ export async function stopAll(): Promise<void> {
   await Promise.all(started.map((entry) => entry.ended));
 }
 
-/** Waits (polling) until `probe` returns a value other than undefined; throws with `what` after `limitMs`. */
+/**
+ * Waits (polling every `everyMs`) until `probe` returns a value other than undefined; throws with
+ * `what` after `limitMs`. A probe that asks the fleet is itself an invocation on a worker: poll it
+ * slowly.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined>,
   limitMs = 60_000,
+  everyMs = 150,
 ): Promise<T> {
   const until = Date.now() + limitMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
     if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 

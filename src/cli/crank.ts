@@ -10,12 +10,12 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError, UsageError } from '../common/errors.js';
-import { type CrankRunResult, createCrankRunner } from '../host/crank-runner.js';
+import { type CrankRunResult, crankExitCode, createCrankRunner } from '../host/crank-runner.js';
 import { presetHelp, RPI_AGENT_OPTIONS, rpiCommands } from './agent-options.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
-import { commandTimeout, EXIT_NOT_CONVERGED, riskyOption, sideEffectHook } from './rpi.js';
+import { commandTimeout, riskyOption, sideEffectHook } from './rpi.js';
 import { terminalSafeIo } from './terminal-safe-io.js';
 
 const HELP = `usage: loopchart crank --wave <wave.json> --implementer "<cmd>" --validator "<cmd>" [options]
@@ -116,9 +116,7 @@ async function run(args: readonly string[], raw: CliIo): Promise<number> {
 
 function report(result: CrankRunResult, json: boolean | undefined, io: CliIo): number {
   const { evidence, terminal, transcriptPath, resumed } = result;
-  const lanesPass = evidence.lanes.every((lane) => lane.status === 'PASS');
-  const exitCode =
-    terminal === 'acceptance_failed' ? 1 : lanesPass && evidence.acceptance?.passed ? 0 : EXIT_NOT_CONVERGED;
+  const exitCode = crankExitCode(evidence, terminal);
   if (json) {
     io.stdout.write(
       `${JSON.stringify({

@@ -68,6 +68,123 @@ export interface CrankRunnerOptions {
   readonly holdReport?: boolean;
   /** Called after every durable step record and every command's end, the lanes' included. */
   readonly onSideEffect?: (name: string, count: number) => void;
+  /**
+   * Runs a lane somewhere else instead of in this worktree (the fleet: each lane ran on a worker,
+   * on its own branch, and this returns what it returned). Its return is journaled like a local
+   * lane's. Default: {@link runWaveLane} in this worktree.
+   */
+  readonly runLane?: (request: LaneRequest, signal: AbortSignal) => Promise<LaneReturn>;
+}
+
+/** What {@link runWaveLane} needs: the wave's commands and where the lane runs. */
+export interface WaveLaneOptions
+  extends Pick<
+    CrankRunnerOptions,
+    | 'implementer'
+    | 'validator'
+    | 'crossFamily'
+    | 'plan'
+    | 'risky'
+    | 'env'
+    | 'commandTimeoutMs'
+    | 'onProgress'
+    | 'now'
+    | 'signal'
+    | 'onSideEffect'
+  > {
+  /** The worktree's top level. */
+  readonly worktree: string;
+  /** The lane's own directory: its intent, its RPI's journal, logs and transcript. */
+  readonly laneDir: string;
+  readonly lane: Lane;
+  /** The wave's `repair_rounds`. */
+  readonly repairRounds: number;
+  /** The revision the lane measures its changes against (HEAD when the wave started). */
+  readonly base: string;
+  /** Whether the caller holds the worktree's writer lock (the local wave does, for its lanes). */
+  readonly writerLockHeld: boolean;
+}
+
+/** The name of a lane's directory under the wave's `lanes/`: its position and its id. */
+export function laneDirName(wave: Wave, lane: Lane): string {
+  return `${wave.lanes.indexOf(lane) + 1}-${lane.id.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+}
+
+/**
+ * Runs one lane of a wave: its RPI, with the lane (as JSON) as the intent, `lane:<id>` as the
+ * intent reference, the lane's scope and regen surfaces as the subject's roots and
+ * `LOOPCHART_LANE` set. The lane's RPI keeps its own journal in `laneDir`, so a lane killed
+ * mid-way resumes there. What the local wave runs per lane, and what a fleet worker runs for one.
+ */
+export async function runWaveLane(options: WaveLaneOptions): Promise<LaneReturn> {
+  const { lane, laneDir: dir } = options;
+  const progress = options.onProgress ?? (() => {});
+  await mkdir(dir, { recursive: true });
+  // The lane is its RPI's intent; its bytes give the lane's acceptance digest.
+  const intentPath = join(dir, 'intent.json');
+  await writeFile(
+    intentPath,
+    `${JSON.stringify(
+      {
+        id: lane.id,
+        scope: lane.scope,
+        brief: lane.brief,
+        acceptance: lane.acceptance,
+        regen_surfaces: lane.regenSurfaces,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  progress(`crank: lane ${lane.id} started`);
+  const { outcome, transcriptPath: laneTranscript } = await createRpiRunner({
+    repo: options.worktree,
+    implementer: options.implementer,
+    validator: options.validator,
+    crossFamily: options.crossFamily ?? null,
+    plan: options.plan ?? null,
+    intentFile: intentPath,
+    intentRef: `lane:${lane.id}`,
+    repairRounds: options.repairRounds,
+    risky: options.risky ?? 'auto',
+    roots: laneSubjectRoots(lane),
+    base: options.base,
+    runDir: dir,
+    writerLockHeld: options.writerLockHeld,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    env: { ...options.env, LOOPCHART_LANE: lane.id },
+    ...(options.onSideEffect === undefined ? {} : { onSideEffect: options.onSideEffect }),
+    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  }).run();
+  progress(`crank: lane ${lane.id} returned ${outcome.report?.status ?? outcome.terminal}`);
+  return {
+    terminal: outcome.terminal,
+    status: outcome.report?.status ?? null,
+    stopReason: outcome.stopReason,
+    openFindings: outcome.openFindings,
+    subjectDigest: outcome.report?.subject_manifest_digest ?? null,
+    report: outcome.report,
+    error:
+      outcome.report !== null
+        ? null
+        : {
+            code: outcome.failure?.code ?? 'rpi.round-rejected',
+            message:
+              outcome.failure?.message ?? outcome.rejection.map((f) => `${f.reason} (${f.code})`).join('; '),
+          },
+    transcript: laneTranscript,
+  };
+}
+
+/**
+ * The exit code of a finished wave, as `loopchart crank` returns it: 1 when the acceptance could
+ * not run, 0 when every lane is PASS and the acceptance passed, else 4.
+ */
+export function crankExitCode(evidence: WaveEvidence, terminal: CrankRunResult['terminal']): number {
+  if (terminal === 'acceptance_failed') return 1;
+  const lanesPass = evidence.lanes.every((lane) => lane.status === 'PASS');
+  return lanesPass && evidence.acceptance?.passed === true ? 0 : 4;
 }
 
 /** What a finished crank run returns. */
@@ -210,70 +327,21 @@ async function runCrank(options: CrankRunnerOptions, wave: Wave): Promise<CrankR
   });
   refused.catch(() => undefined);
 
-  const laneDir = (lane: Lane) =>
-    join(runDir, 'lanes', `${wave.lanes.indexOf(lane) + 1}-${lane.id.replace(/[^A-Za-z0-9._-]/g, '_')}`);
-  const runLane = async (input: LaneRequest, signal: AbortSignal): Promise<LaneReturn> => {
-    const { lane } = input;
-    const dir = laneDir(lane);
-    await mkdir(dir, { recursive: true });
-    // The lane is its RPI's intent; its bytes give the lane's acceptance digest.
-    const intentPath = join(dir, 'intent.json');
-    await writeFile(
-      intentPath,
-      `${JSON.stringify(
-        {
-          id: lane.id,
-          scope: lane.scope,
-          brief: lane.brief,
-          acceptance: lane.acceptance,
-          regen_surfaces: lane.regenSurfaces,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    progress(`crank: lane ${lane.id} started`);
-    // The lane's RPI keeps its own journal in its directory: a lane killed mid-way resumes there.
-    const { outcome, transcriptPath: laneTranscript } = await createRpiRunner({
-      repo: worktree,
-      implementer: options.implementer,
-      validator: options.validator,
-      crossFamily: options.crossFamily ?? null,
-      plan: options.plan ?? null,
-      intentFile: intentPath,
-      intentRef: `lane:${lane.id}`,
-      repairRounds: input.repairRounds,
-      risky: options.risky ?? 'auto',
-      roots: laneSubjectRoots(lane),
-      base,
-      runDir: dir,
-      writerLockHeld: true,
-      signal,
-      env: { ...options.env, LOOPCHART_LANE: lane.id },
-      onSideEffect: (name) => sideEffect(`lane ${lane.id}: ${name}`),
-      ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
-      ...(options.now === undefined ? {} : { now: options.now }),
-    }).run();
-    progress(`crank: lane ${lane.id} returned ${outcome.report?.status ?? outcome.terminal}`);
-    return {
-      terminal: outcome.terminal,
-      status: outcome.report?.status ?? null,
-      stopReason: outcome.stopReason,
-      openFindings: outcome.openFindings,
-      subjectDigest: outcome.report?.subject_manifest_digest ?? null,
-      report: outcome.report,
-      error:
-        outcome.report !== null
-          ? null
-          : {
-              code: outcome.failure?.code ?? 'rpi.round-rejected',
-              message:
-                outcome.failure?.message ??
-                outcome.rejection.map((f) => `${f.reason} (${f.code})`).join('; '),
-            },
-      transcript: laneTranscript,
-    };
-  };
+  const laneDir = (lane: Lane) => join(runDir, 'lanes', laneDirName(wave, lane));
+  const runLane = (input: LaneRequest, signal: AbortSignal): Promise<LaneReturn> =>
+    options.runLane !== undefined
+      ? options.runLane(input, signal)
+      : runWaveLane({
+          ...options,
+          worktree,
+          laneDir: laneDir(input.lane),
+          lane: input.lane,
+          repairRounds: input.repairRounds,
+          base,
+          writerLockHeld: true,
+          signal,
+          onSideEffect: (name) => sideEffect(`lane ${input.lane.id}: ${name}`),
+        });
   const actors = {
     runLane: fromPromise<LaneReturn, LaneRequest>(async ({ input, signal }) => {
       throwIfAborted(signal, `lane ${input.lane.id}`);

@@ -103,6 +103,12 @@ export interface WaveLaneOptions
   readonly base: string;
   /** Whether the caller holds the worktree's writer lock (the local wave does, for its lanes). */
   readonly writerLockHeld: boolean;
+  /**
+   * Called with the lane's return before its RPI is marked reported (see
+   * `RpiRunnerOptions.holdReport`): a kill before it returns re-delivers the same return on the
+   * next call instead of starting the lane's RPI over. The fleet pushes the lane's branch here.
+   */
+  readonly beforeReported?: (laneReturn: LaneReturn) => Promise<void>;
 }
 
 /** The name of a lane's directory under the wave's `lanes/`: its position and its id. */
@@ -137,7 +143,7 @@ export async function runWaveLane(options: WaveLaneOptions): Promise<LaneReturn>
     )}\n`,
   );
   progress(`crank: lane ${lane.id} started`);
-  const { outcome, transcriptPath: laneTranscript } = await createRpiRunner({
+  const result = await createRpiRunner({
     repo: options.worktree,
     implementer: options.implementer,
     validator: options.validator,
@@ -156,9 +162,11 @@ export async function runWaveLane(options: WaveLaneOptions): Promise<LaneReturn>
     ...(options.onSideEffect === undefined ? {} : { onSideEffect: options.onSideEffect }),
     ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    holdReport: true,
   }).run();
+  const { outcome, transcriptPath: laneTranscript } = result;
   progress(`crank: lane ${lane.id} returned ${outcome.report?.status ?? outcome.terminal}`);
-  return {
+  const laneReturn: LaneReturn = {
     terminal: outcome.terminal,
     status: outcome.report?.status ?? null,
     stopReason: outcome.stopReason,
@@ -175,6 +183,9 @@ export async function runWaveLane(options: WaveLaneOptions): Promise<LaneReturn>
           },
     transcript: laneTranscript,
   };
+  await options.beforeReported?.(laneReturn);
+  await result.markReported();
+  return laneReturn;
 }
 
 /**

@@ -11,9 +11,10 @@
 import { InputError } from '../common/errors.js';
 import { neutralizeText } from '../common/terminal-text.js';
 import type { ChildTask } from '../gauntlet/dispatch.js';
+import { criterionOfRow } from '../gauntlet/leg-amendments.js';
 import type { ReviewTask } from '../gauntlet/review.js';
 import type { Ledger, SpecRow } from '../gauntlet/types.js';
-import { renderTaskSummary } from './task-summary.js';
+import { dispatchRows, renderTaskSummary } from './task-summary.js';
 
 /** The roles a prompt is rendered for. */
 export const PROMPT_ROLES = [
@@ -62,6 +63,10 @@ export interface PromptInput {
   readonly task?: ChildTask;
   /** The ledger on disk. */
   readonly ledger?: Ledger | null;
+  /**
+   * Child roles: the row texts by ledger row (a coordinated row carries its criterion's text, see
+   * `ledgerRowTexts`); reviewer: the spec's acceptance rows.
+   */
   readonly specRows?: readonly SpecRow[];
   /** Action records already in the jobs file. */
   readonly spent?: readonly string[];
@@ -130,21 +135,30 @@ const NEVER_LOOP = [
   'Never leave changes uncommitted or untracked files behind; never add, weaken or delete a test or a check to make it pass.',
 ];
 
-function loopGoal(task: ChildTask, specRows: readonly SpecRow[]): string {
+function loopGoal(task: ChildTask, specRows: readonly SpecRow[], ledger: Ledger | null): string {
   if (task.kind === 'seed')
     return 'Measure the baseline of this change. Do not change any code. For each open row, run the check that shows whether the row holds today and record what it printed; rows that already pass are closed on the baseline. Give evidence to at least one row.';
   if (task.kind === 'verify')
     return 'Every row is closed, but a gate of the final verification fails. Read its log, fix the code so the gate passes, and commit the fix. Do not change the ledger: the commit tool commits it as it is.';
   const text = specRows.find((r) => r.row === task.target)?.text;
-  return `Make row ${String(task.target)} of the spec hold${text === undefined ? '' : ` ("${safe(text)}")`}, prove it with a check, and record the attempt: done when the check passes, failed when it does not. An honest failed attempt is a good outcome; the loop decides what comes next.`;
+  // A coordinated ledger row stands for a criterion of the spec (`## Leg mapping`).
+  const ac = ledger?.legs === undefined ? null : criterionOfRow(ledger, task.target as number);
+  const what =
+    ac === null
+      ? `row ${String(task.target)} of the spec`
+      : `row ${String(task.target)} (criterion ${ac} of the spec${task.leg === undefined ? '' : `, leg ${task.leg.member}`})`;
+  return `Make ${what} hold${text === undefined ? '' : ` ("${safe(text)}")`}, prove it with a check, and record the attempt: done when the check passes, failed when it does not. An honest failed attempt is a good outcome; the loop decides what comes next.`;
 }
 
 function loopSteps(task: ChildTask, ledger: Ledger | null, tool: string): string {
+  const companion = task.leg?.companion === true;
   const check = `$ ${tool} child check`;
   const commit = `$ ${tool} child commit`;
   const done = `$ ${tool} child return DONE`;
   if (task.kind === 'seed') {
-    const open = ledger?.rows.filter((r) => r.status === 'open').map((r) => r.row) ?? [];
+    const open = dispatchRows(ledger, task)
+      .filter((r) => r.status === 'open')
+      .map((r) => r.row);
     const evidence = (open.length > 0 ? open : [1])
       .map((n) => `--evidence ${n}="<check>; <result>"`)
       .join(' ');
@@ -179,9 +193,13 @@ function loopSteps(task: ChildTask, ledger: Ledger | null, tool: string): string
     "2. Do the work: change the code, run the row's check, keep its output short.",
     `3. Record the outcome. Add \`--extra <row>="<check>; <result>"\` for another open row your change made pass too. Say what happened in the summary and what should happen next:`,
     `$ ${tool} child record --status <done|failed> --evidence "<check>; <result>" --summary "<what happened>" --next "<next step>"`,
-    '4. Ask the loop\'s own validation whether it would accept the return; fix what it names (re-run the record tool after `git checkout -- <ledger>` if you must redo it) until it says "admitted":',
+    companion
+      ? '4. Ask the loop\'s own validation whether it would accept the return; fix what it names (running the record tool again replaces the recorded outcome) until it says "admitted":'
+      : '4. Ask the loop\'s own validation whether it would accept the return; fix what it names (re-run the record tool after `git checkout -- <ledger>` if you must redo it) until it says "admitted":',
     check,
-    '5. Commit the code and the ledger together (the tool writes the subject and the attribution lines):',
+    companion
+      ? '5. Commit the code (the tool writes the subject, the attribution lines, and your row and decision lines into the body; the home ledger stays as it is):'
+      : '5. Commit the code and the ledger together (the tool writes the subject and the attribution lines):',
     commit,
     '6. Return, then exit:',
     done,
@@ -204,7 +222,7 @@ function loopSections(input: PromptInput, task: ChildTask): Sections {
   const specRows = input.specRows ?? [];
   return {
     intro: `You are working inside a loopchart loop, in the git checkout ${task.worktree}. This is one dispatch: one bounded unit of work that ends with exactly one commit and a return. The loop checks your commit against its contract; the tools below do the contract's mechanics, so you only decide.`,
-    goal: loopGoal(task, specRows),
+    goal: loopGoal(task, specRows, input.ledger ?? null),
     task: safe(
       renderTaskSummary({
         task,

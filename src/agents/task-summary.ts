@@ -2,28 +2,43 @@
  * A child task in plain words (`loopchart child show`, and the task section of every child
  * prompt). Pure: the caller reads the task, the ledger on disk and the spec.
  */
+import { legRows } from '../gauntlet/companion.js';
 import type { ChildTask } from '../gauntlet/dispatch.js';
-import type { Ledger, SpecRow } from '../gauntlet/types.js';
+import { criterionOfRow } from '../gauntlet/leg-amendments.js';
+import type { Ledger, LedgerRow, SpecRow } from '../gauntlet/types.js';
 
 /** What {@link renderTaskSummary} reads. */
 export interface TaskSummaryInput {
   readonly task: ChildTask;
   /** The ledger on disk (the reserved one while the dispatch runs). */
   readonly ledger: Ledger | null;
-  /** The spec's acceptance rows (for the row texts); `[]` when unknown. */
+  /**
+   * The row texts by ledger row (`row` is the ledger row; on a coordinated run each carries its
+   * criterion's text through `## Leg mapping`, see `ledgerRowTexts`); `[]` when unknown.
+   */
   readonly specRows: readonly SpecRow[];
   /** Action records already written to the jobs file in this dispatch. */
   readonly spent?: readonly string[];
 }
 
+/**
+ * The rows a dispatch may touch: on a coordinated run only its leg's (`## Leg mapping`), else every
+ * row.
+ */
+export function dispatchRows(ledger: Ledger | null, task: ChildTask): readonly LedgerRow[] {
+  if (ledger === null) return [];
+  return task.leg === undefined || ledger.legs === undefined ? ledger.rows : legRows(ledger, task.leg.member);
+}
+
 function rowLine(ledger: Ledger | null, specRows: readonly SpecRow[], n: number): string {
   const row = ledger?.rows.find((r) => r.row === n);
   const text = specRows.find((r) => r.row === n)?.text ?? '(row text not found in the spec)';
+  const ac = ledger?.legs === undefined ? null : criterionOfRow(ledger, n);
   const state =
     row === undefined
       ? ''
       : ` [${row.status}, ${row.attempts} attempt${row.attempts === 1 ? '' : 's'}${row.evidence === '' ? '' : `, evidence: ${row.evidence}`}]`;
-  return `  row ${n}: ${text}${state}`;
+  return `  row ${n}${ac === null ? '' : ` (criterion ${ac})`}: ${text}${state}`;
 }
 
 /**
@@ -40,14 +55,14 @@ export function renderTaskSummary(input: TaskSummaryInput): string {
     lines.push(
       'This dispatch is the seed: measure the baseline. Run the checks of the open rows on the code as it is (change no code), give each row you checked its evidence, and close the rows that already pass.',
     );
-    const open = ledger?.rows.filter((r) => r.status === 'open') ?? [];
+    const open = dispatchRows(ledger, task).filter((r) => r.status === 'open');
     lines.push('Open rows:', ...open.map((r) => rowLine(ledger, specRows, r.row)));
   } else if (task.kind === 'row') {
     lines.push(
       `This dispatch is row ${String(task.target)}: make it pass if you can, then record the attempt as done or failed.`,
       rowLine(ledger, specRows, task.target as number),
     );
-    const others = ledger?.rows.filter((r) => r.status === 'open' && r.row !== task.target) ?? [];
+    const others = dispatchRows(ledger, task).filter((r) => r.status === 'open' && r.row !== task.target);
     if (others.length > 0)
       lines.push(
         'Other open rows (close one beside the target only when your change makes it pass too):',
@@ -72,6 +87,13 @@ export function renderTaskSummary(input: TaskSummaryInput): string {
     lines.push(
       'Action records (spends so far; the tools repeat them in the ledger for you, never spend past a bound):',
       ...[...task.actionRecords, ...spent].map((r) => `  ${r}`),
+    );
+  const leg = task.leg;
+  if (leg !== undefined)
+    lines.push(
+      leg.companion
+        ? `Leg: ${leg.member}, a companion checkout. The home ledger ${leg.homeLedger} is read only: the tools put your rows and decisions into your commit's body.`
+        : `Leg: ${leg.member}, the home checkout. Only the rows of leg ${leg.member} are yours.`,
     );
   lines.push(
     `Worktree: ${task.worktree}`,

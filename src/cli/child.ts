@@ -16,13 +16,17 @@ import {
   type SpendStep,
   spendLine,
 } from '../gauntlet/child-edits.js';
+import { legRows } from '../gauntlet/companion.js';
+import type { ChildTask } from '../gauntlet/dispatch.js';
 import { conformanceReturnSchema, wholeDiffReturnSchema } from '../gauntlet/review.js';
+import type { Ledger } from '../gauntlet/types.js';
 import {
   appendSpend,
   ChildCheckError,
   checkChildReturn,
   commitChild,
   diskLedger,
+  editableLedger,
   loadChildDispatch,
   patcherReturnFile,
   specRows,
@@ -113,6 +117,12 @@ const FIELDS = [
   'hint',
 ] as const;
 
+/** The open rows of the dispatch: on a coordinated run, only those of its leg (`## Leg mapping`). */
+function openRows(ledger: Ledger, task: ChildTask): number[] {
+  const rows = task.leg === undefined ? ledger.rows : legRows(ledger, task.leg.member);
+  return rows.filter((r) => r.status === 'open').map((r) => r.row);
+}
+
 async function show(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('child show', args, { field: { type: 'string' } });
   const dispatch = await loadChildDispatch();
@@ -126,10 +136,7 @@ async function show(args: readonly string[], io: CliIo): Promise<number> {
       ledger: task.ledger,
       spec: task.spec,
       worktree: task.worktree,
-      'open-rows': diskLedger(dispatch)
-        .rows.filter((r) => r.status === 'open')
-        .map((r) => r.row)
-        .join(' '),
+      'open-rows': openRows(diskLedger(dispatch), task).join(' '),
       'previous-decision': task.previousDecision,
       hint: task.hint ?? '',
     };
@@ -172,8 +179,9 @@ async function record(args: readonly string[], io: CliIo): Promise<number> {
     return { row, evidence };
   });
   const dispatch = await loadChildDispatch();
+  const base = editableLedger(dispatch);
   const ledger = recordRowOutcome(
-    diskLedger(dispatch),
+    base,
     dispatch.task,
     {
       status,
@@ -185,7 +193,7 @@ async function record(args: readonly string[], io: CliIo): Promise<number> {
     dispatch.spent,
   );
   await writeLedger(dispatch, ledger);
-  const decisions = ledger.decisions.slice(diskLedger(dispatch).decisions.length);
+  const decisions = ledger.decisions.slice(base.decisions.length);
   writeResult(
     io,
     values.json === true,
@@ -210,7 +218,7 @@ async function seed(args: readonly string[], io: CliIo): Promise<number> {
   const close = (values.close ?? []).map((text) => rowNumber(text, '--close'));
   const dispatch = await loadChildDispatch();
   const ledger = recordSeed(
-    diskLedger(dispatch),
+    editableLedger(dispatch),
     dispatch.task,
     {
       evidence,

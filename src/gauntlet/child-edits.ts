@@ -257,7 +257,7 @@ export function recordRowOutcome(
  * baseline closures as done, attempts unchanged, the one `row 0 done | seeded <k> rows, closed <m>
  * on baseline | <first row>` line with the counts computed, carried and spent action records
  * appended to the first seeded row's evidence (within the three-result bound), the pending line
- * removed.
+ * removed; on a coordinated run's home leg also `seeded <member>: yes`.
  *
  * @param reserved the ledger on disk (bumped, with the seed's pending tuple)
  * @param task the task
@@ -268,7 +268,7 @@ export function recordRowOutcome(
  */
 export function recordSeed(
   reserved: Ledger,
-  task: Pick<ChildTask, 'kind' | 'target' | 'commitBody' | 'actionRecords'>,
+  task: Pick<ChildTask, 'kind' | 'target' | 'commitBody' | 'actionRecords' | 'leg'>,
   seed: SeedRecord,
   spent: readonly string[] = [],
 ): Ledger {
@@ -322,7 +322,17 @@ export function recordSeed(
     'first row to take',
   );
   const decision = formatSeedDecision(rows.length, close.size, firstRow);
-  return { ...edited, decisions: [...reserved.decisions, decision] };
+  // A coordinated home leg's seed sets its own `seeded <member>: yes` (docs/decisions/legs.md L9);
+  // a companion's is set by the loop's record commit.
+  const leg = task.leg;
+  const legs =
+    leg === undefined || leg.companion || edited.legs === undefined
+      ? edited.legs
+      : {
+          ...edited.legs,
+          members: edited.legs.members.map((m) => (m.name === leg.member ? { ...m, seeded: true } : m)),
+        };
+  return { ...edited, ...(legs === undefined ? {} : { legs }), decisions: [...reserved.decisions, decision] };
 }
 
 /** The single commit a child makes. */

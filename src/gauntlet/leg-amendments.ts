@@ -82,3 +82,23 @@ export function rowAsCriterion(ledger: Ledger, row: number): string {
 export function criterionEntriesLine(ac: number, entries: readonly CriterionEntry[]): string {
   return `criterion ${ac}: ${entries.map((entry) => `row ${entry.row} ${entry.leg}`).join(', ')}`;
 }
+
+/**
+ * The text of every ledger row, as the child tools and the prompt show it: each row carries the
+ * text of the criterion it stands for (through `## Leg mapping` on a coordinated ledger, so a
+ * shared criterion's text appears under each of its rows), numbered by the ledger row. A row the
+ * spec or the mapping lacks is left out. Without a ledger the spec's criteria are its rows.
+ *
+ * @param spec the spec's criteria
+ * @param ledger the ledger, or `null` when it cannot be read
+ */
+export function ledgerRowTexts(spec: readonly SpecRow[], ledger: Ledger | null): SpecRow[] {
+  if (ledger === null || ledger.legs === undefined) return [...spec];
+  const texts: SpecRow[] = [];
+  for (const { row } of ledger.rows) {
+    const ac = criterionOfRow(ledger, row);
+    const criterion = ac === null ? undefined : spec.find((candidate) => candidate.row === ac);
+    if (criterion !== undefined) texts.push({ ...criterion, row });
+  }
+  return texts;
+}

@@ -5,21 +5,24 @@
  * working tree, commit, and write the return. Every tool refuses, with a named error, what the
  * child contract forbids.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError } from '../common/errors.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/files.js';
 import { createGitPort, type GitPort } from '../effects/git.js';
 import { parseJobsFile, recordActionLine } from '../effects/jobs.js';
 import { parseActionRecord } from '../gauntlet/action-records.js';
 import { childTaskSchema } from '../gauntlet/child-contract.js';
-import { ChildEditError, childCommitMessage } from '../gauntlet/child-edits.js';
+import { type ChildCommitMessage, ChildEditError, childCommitMessage } from '../gauntlet/child-edits.js';
+import { companionReturnLines, validateLegReturn } from '../gauntlet/companion.js';
 import type { ChildTask } from '../gauntlet/dispatch.js';
 import { parseLedger, parsePending, serializeLedger } from '../gauntlet/ledger.js';
+import { ledgerRowTexts } from '../gauntlet/leg-amendments.js';
 import { parseSpec } from '../gauntlet/spec.js';
 import type { ActionRecord, Ledger, PendingTuple, SpecRow } from '../gauntlet/types.js';
-import { type MissCode, validateReturn } from '../gauntlet/validate.js';
+import type { MissCode } from '../gauntlet/validate.js';
 import { validateVerificationReturn } from '../gauntlet/verify.js';
 import { CHILD_ENV } from './child-environment.js';
+import { unexpectedDirt } from './worktree-view.js';
 
 /** Everything a child tool knows about the dispatch it runs in. */
 export interface ChildDispatch {
@@ -27,11 +30,20 @@ export interface ChildDispatch {
   readonly task: ChildTask;
   /** The dispatch's tuple, read from the task's first commit-body line. */
   readonly pending: PendingTuple;
-  /** Absolute path of the ledger. */
+  /**
+   * Absolute path the tools write the edited ledger to: the ledger itself, or on a companion
+   * dispatch the draft beside the return file (the home ledger is never written from a companion).
+   */
   readonly ledgerPath: string;
-  /** The ledger file on disk now. */
+  /** The ledger as the child's work stands: the file on disk, or a companion's draft once recorded. */
   readonly ledgerText: string;
+  /** The checkout the child works in (a companion's own checkout on a companion dispatch). */
   readonly git: GitPort;
+  /**
+   * On a companion dispatch (docs/decisions/legs.md L21): the home checkout and the home ledger on
+   * disk (the reserved one, read only); `null` otherwise.
+   */
+  readonly home: { readonly git: GitPort; readonly ledgerText: string } | null;
   /** Action-record lines of the jobs file (spends of this dispatch), in file order. */
   readonly spent: readonly string[];
 }
@@ -69,19 +81,41 @@ export async function loadChildDispatch(
       'child.task',
       `the task's first commit-body line is not a pending tuple: ${task.commitBody[0]}`,
     );
+  const jobs = await readFileIfExists(task.jobsFile);
+  const spent = jobs === null ? [] : parseJobsFile(jobs).actionRecordLines;
+  const git = createGitPort(task.worktree);
+  const leg = task.leg;
+  if (leg?.companion === true) {
+    // A companion reads the home ledger and spec; its edits go to a draft beside the return file.
+    const homeLedger = await readFileIfExists(leg.homeLedger);
+    if (homeLedger === null)
+      throw new InputError('child.task', `the home ledger ${leg.homeLedger} does not exist`);
+    const ledgerPath = companionDraftPath(task);
+    const draft = await readFileIfExists(ledgerPath);
+    return {
+      taskFile,
+      task,
+      pending,
+      ledgerPath,
+      ledgerText: draft ?? homeLedger,
+      git,
+      home: { git: createGitPort(leg.home), ledgerText: homeLedger },
+      spent,
+    };
+  }
   const ledgerPath = join(task.worktree, task.ledger);
   const ledgerText = await readFileIfExists(ledgerPath);
   if (ledgerText === null) throw new InputError('child.task', `the ledger ${task.ledger} does not exist`);
-  const jobs = await readFileIfExists(task.jobsFile);
-  return {
-    taskFile,
-    task,
-    pending,
-    ledgerPath,
-    ledgerText,
-    git: createGitPort(task.worktree),
-    spent: jobs === null ? [] : parseJobsFile(jobs).actionRecordLines,
-  };
+  return { taskFile, task, pending, ledgerPath, ledgerText, git, home: null, spent };
+}
+
+/**
+ * Where `child record` and `child seed` keep a companion's edited ledger: a draft in the
+ * dispatch's return folder (outside both checkouts, removed with the dispatch). `child commit`
+ * turns it into the companion commit's body lines.
+ */
+export function companionDraftPath(task: ChildTask): string {
+  return join(dirname(task.returnFile), 'companion-ledger.md');
 }
 
 /**
@@ -90,7 +124,21 @@ export async function loadChildDispatch(
  * @throws InputError (`child.ledger`) when it does not parse
  */
 export function diskLedger(dispatch: ChildDispatch): Ledger {
-  const parsed = parseLedger(dispatch.ledgerText);
+  return parsedLedger(dispatch.ledgerText, dispatch);
+}
+
+/**
+ * The ledger the row and seed tools edit: the ledger on disk, or on a companion dispatch the home
+ * ledger as reserved (so recording again replaces the companion's earlier draft).
+ *
+ * @throws InputError (`child.ledger`) when it does not parse
+ */
+export function editableLedger(dispatch: ChildDispatch): Ledger {
+  return dispatch.home === null ? diskLedger(dispatch) : parsedLedger(dispatch.home.ledgerText, dispatch);
+}
+
+function parsedLedger(text: string, dispatch: ChildDispatch): Ledger {
+  const parsed = parseLedger(text);
   if (parsed.ledger === null)
     throw new InputError(
       'child.ledger',
@@ -99,15 +147,22 @@ export function diskLedger(dispatch: ChildDispatch): Ledger {
   return parsed.ledger;
 }
 
-/** Writes an edited ledger back to disk. */
+/** Writes an edited ledger back to disk (a companion's to its draft). */
 export async function writeLedger(dispatch: ChildDispatch, ledger: Ledger): Promise<void> {
   await writeFileAtomic(dispatch.ledgerPath, serializeLedger(ledger));
 }
 
-/** The spec's acceptance rows, or `[]` when the spec cannot be read. */
+/**
+ * The text of each ledger row from the spec (the home spec on a coordinated run), numbered by
+ * ledger row: a coordinated row carries its criterion's text through `## Leg mapping`
+ * ({@link ledgerRowTexts}). `[]` when the spec cannot be read.
+ */
 export async function specRows(dispatch: ChildDispatch): Promise<readonly SpecRow[]> {
-  const text = await readFileIfExists(join(dispatch.task.worktree, dispatch.task.spec));
-  return text === null ? [] : parseSpec(text).spec.rows;
+  const { task } = dispatch;
+  const text = await readFileIfExists(task.leg?.homeSpec ?? join(task.worktree, task.spec));
+  if (text === null) return [];
+  const ledger = parseLedger(dispatch.ledgerText).ledger;
+  return ledgerRowTexts(parseSpec(text).spec.rows, ledger);
 }
 
 /** Appends one action-record line to the dispatch's jobs file. */
@@ -131,14 +186,50 @@ export interface CheckOverrides {
 }
 
 async function savedLedger(dispatch: ChildDispatch): Promise<Ledger> {
-  const [text] = await dispatch.git.readBlobs([{ rev: dispatch.pending.head, path: dispatch.task.ledger }]);
+  const { task, pending, home } = dispatch;
+  // A companion's tuple names the companion's HEAD: the saved ledger is home's committed one (L11).
+  const [text] =
+    home === null
+      ? await dispatch.git.readBlobs([{ rev: pending.head, path: task.ledger }])
+      : await home.git.readBlobs([{ rev: 'HEAD', path: task.ledger }]);
   const parsed = text === null || text === undefined ? null : parseLedger(text).ledger;
   if (parsed === null)
     throw new InputError(
       'child.ledger',
-      `the ledger ${dispatch.task.ledger} at the dispatch's HEAD ${dispatch.pending.head} cannot be read`,
+      home === null
+        ? `the ledger ${task.ledger} at the dispatch's HEAD ${pending.head} cannot be read`
+        : `the home ledger ${task.ledger} at home's HEAD cannot be read`,
     );
   return parsed;
+}
+
+/**
+ * The commit message `child commit` writes for the ledger as the child's work stands. On a
+ * companion's row or seed the body carries, after the two attribution lines, the changed rows as
+ * table lines and the new decision lines (docs/child-contract.md), then the action records.
+ */
+function dispatchCommitMessage(dispatch: ChildDispatch, ledger: Ledger): ChildCommitMessage {
+  const message = childCommitMessage(dispatch.task, ledger, dispatch.spent);
+  const { task, home } = dispatch;
+  if (home === null || task.leg === undefined || task.kind === 'verify') return message;
+  const reserved = parsedLedger(home.ledgerText, dispatch);
+  const [tuple = '', iteration = '', ...records] = message.body.split('\n');
+  const lines = companionReturnLines(reserved, ledger, task.leg.member, task.kind === 'seed');
+  return { subject: message.subject, body: [tuple, iteration, ...lines, ...records].join('\n') };
+}
+
+/**
+ * Home as a companion dispatch left it: its HEAD, and its changes besides the reserved ledger (a
+ * home ledger that is not the saved one with the bump and tuple counts as a change).
+ */
+async function homeFence(
+  dispatch: ChildDispatch,
+  home: NonNullable<ChildDispatch['home']>,
+  saved: Ledger,
+): Promise<{ head: string; dirt: string }> {
+  const [head, status] = await Promise.all([home.git.revParseHead(), home.git.statusPorcelain()]);
+  const reserved = serializeLedger({ ...saved, iterations: saved.iterations + 1, pending: dispatch.pending });
+  return { head, dirt: unexpectedDirt(status, dispatch.task.ledger, home.ledgerText, [reserved]) };
 }
 
 function records(lines: readonly string[]): ActionRecord[] {
@@ -152,11 +243,13 @@ function ledgerOrFindings(text: string | null) {
 }
 
 /**
- * Runs the loop's own return validation (`validateReturn`, or the verification admission for a
+ * Runs the loop's own return validation (`validateLegReturn`, or the verification admission for a
  * verification repair) on the dispatch as it stands. Before the commit it judges the working tree
  * as if `child commit` had committed it (DONE, clean, one commit, the commit message the tool
  * would write unless overridden); after the commit it judges HEAD, the tree and the commit count as
- * they are.
+ * they are. On a companion dispatch the commit is the companion checkout's, its rows and decisions
+ * are read from its body, and home must show nothing but the reserved ledger (home HEAD is taken as
+ * the dispatch's: the task does not carry it, the loop checks it at the boundary).
  *
  * @param dispatch the dispatch
  * @param overrides a subject or body to judge instead of the tool's own (before the commit only)
@@ -165,7 +258,7 @@ export async function checkChildReturn(
   dispatch: ChildDispatch,
   overrides: CheckOverrides = {},
 ): Promise<ChildCheck> {
-  const { task, git, pending } = dispatch;
+  const { task, git, pending, home } = dispatch;
   const saved = await savedLedger(dispatch);
   const head = await git.revParseHead();
   let boundary: { returned: string; porcelain: string; commitCount: number };
@@ -178,7 +271,7 @@ export async function checkChildReturn(
       message =
         onDisk === null
           ? { subject: task.commitSubject, body: task.commitBody.join('\n') }
-          : childCommitMessage(task, onDisk, dispatch.spent);
+          : dispatchCommitMessage(dispatch, onDisk);
     } catch (error) {
       if (!(error instanceof ChildEditError) || overrides.subject === undefined) throw error;
       message = { subject: overrides.subject, body: task.commitBody.join('\n') };
@@ -189,7 +282,7 @@ export async function checkChildReturn(
       subject: overrides.subject ?? message.subject,
       body: overrides.body ?? message.body,
     };
-    headLedgerText = dispatch.ledgerText;
+    headLedgerText = home === null ? dispatch.ledgerText : home.ledgerText;
   } else {
     const status = await git.statusPorcelain();
     const count = await git.revListCount(pending.head, 'HEAD');
@@ -200,8 +293,12 @@ export async function checkChildReturn(
       porcelain: status.map((e) => `${e.xy} ${e.path}`).join('\n'),
       commitCount: count,
     };
-    [headLedgerText] = (await git.readBlobs([{ rev: head, path: task.ledger }])) as [string | null];
+    [headLedgerText] =
+      home === null
+        ? ((await git.readBlobs([{ rev: head, path: task.ledger }])) as [string | null])
+        : [home.ledgerText];
   }
+  const fence = home === null ? null : await homeFence(dispatch, home, saved);
   if (task.kind === 'verify') {
     const outcome = validateVerificationReturn({
       pending,
@@ -209,13 +306,14 @@ export async function checkChildReturn(
       boundary,
       commit,
       headLedger: ledgerOrFindings(headLedgerText),
+      ...(fence === null ? {} : { home: { headMoved: false, unexpectedDirt: fence.dirt } }),
     });
     if (outcome.kind === 'admitted') return { kind: 'admitted', subject: commit.subject };
     if (outcome.kind === 'unattributed' || outcome.kind === 'home-changed')
       return { kind: 'unattributed', reason: outcome.detail };
     return { kind: 'miss', code: 'miss.verification', miss: outcome.reason };
   }
-  const outcome = validateReturn({
+  const outcome = validateLegReturn({
     target: task.target as number | 'seed',
     iteration: task.iteration,
     pending,
@@ -224,6 +322,7 @@ export async function checkChildReturn(
     commit,
     headLedger: ledgerOrFindings(headLedgerText),
     retainedActionRecords: records([...task.actionRecords, ...dispatch.spent]),
+    ...(fence === null ? {} : { home: { headBefore: fence.head, head: fence.head, porcelain: fence.dirt } }),
   });
   if (outcome.kind === 'admitted') return { kind: 'admitted', subject: commit.subject };
   if (outcome.kind === 'miss') return { kind: 'miss', code: outcome.code, miss: outcome.miss };
@@ -247,7 +346,9 @@ export class ChildCheckError extends InputError {
 
 /**
  * Commits the dispatch's work: every changed, added or deleted path of the working tree (ignored
- * files stay out) with the subject and body the loop expects, after `child check` passed.
+ * files stay out) with the subject and body the loop expects, after `child check` passed. On a
+ * companion dispatch the commit is made in the companion checkout, its body carries the rows and
+ * decisions (the home ledger is never written), and it may change no file (a seed changes no code).
  *
  * @returns the new commit and its subject
  * @throws InputError `child.committed` when the dispatch already has its commit, ChildCheckError
@@ -263,9 +364,14 @@ export async function commitChild(dispatch: ChildDispatch): Promise<{ sha: strin
   const check = await checkChildReturn(dispatch);
   if (check.kind !== 'admitted') throw new ChildCheckError(check);
   const ledger = parseLedger(dispatch.ledgerText).ledger as Ledger;
-  const message = childCommitMessage(dispatch.task, ledger, dispatch.spent);
+  const message = dispatchCommitMessage(dispatch, ledger);
   const paths = (await dispatch.git.statusPorcelain()).map((entry) => entry.path);
-  const sha = await dispatch.git.commitFiles({ paths, subject: message.subject, body: message.body });
+  const sha = await dispatch.git.commitFiles({
+    paths,
+    subject: message.subject,
+    body: message.body,
+    ...(dispatch.home !== null && paths.length === 0 ? { allowEmpty: true } : {}),
+  });
   return { sha, subject: message.subject };
 }
 

@@ -13,7 +13,14 @@ import type { PromptRole } from '../../src/agents/prompt.js';
 import { runCli } from '../../src/cli/commands.js';
 import { createTempRepo } from '../effects/temp-repo.js';
 import { bundledLoopCli } from '../support/cli-bundle.js';
-import { cliProcess, createLoopRepo, type LoopRepo, useGitTestEnvironment } from '../support/loop-repo.js';
+import { companionCheckout, legSpecText } from '../support/legs-fixtures.js';
+import {
+  cli,
+  cliProcess,
+  createLoopRepo,
+  type LoopRepo,
+  useGitTestEnvironment,
+} from '../support/loop-repo.js';
 import { stringSinks } from '../support/string-sinks.js';
 
 const repos: LoopRepo[] = [];
@@ -201,5 +208,77 @@ describe('a literal agent driven only by the prompt', { timeout: 240_000 }, () =
     const json = JSON.parse(out.stdout) as { record: { status: string } };
     expect(json.record.status).toBe('restored');
     expect(code).toBe(0);
+  });
+});
+
+/** Object names (full, and the 12 characters a record writes after `@ <member>`) as placeholders. */
+function withoutShas(text: string): string {
+  return text.replace(/\b[0-9a-f]{40}\b/g, '<sha>').replace(/(@ [a-z]+) [0-9a-f]{12}\b/g, '$1 <sha>');
+}
+
+// docs/decisions/legs.md L21: the child tools serve a companion dispatch. web (home) and api share
+// the one criterion: ledger row 1 is web's entry, row 2 api's.
+describe('a literal agent on a coordinated run', { timeout: 240_000 }, () => {
+  it('seeds and completes the companion rows through the child tools: the same ledger and subjects as the scripted child', async () => {
+    const spec = legSpecText({
+      criteria: ['The page lists items'],
+      legs: ['- web (home): 1', '- api: 1'],
+    });
+    const runOnce = async (literal: boolean) => {
+      // The scripted child writes the body lines itself, with the words the literal agent takes.
+      const row = [
+        { do: 'done' as const, evidence: 'check; result', summary: 'what happened', next: 'next step' },
+      ];
+      const repo = createLoopRepo({
+        spec,
+        script: {
+          version: 1,
+          targets: {
+            'seed web': [{ do: 'seed', evidence: { '1': 'check; result' } }],
+            'seed api': [{ do: 'seed', evidence: { '2': 'check; result' } }],
+            '1': row,
+            '2': row,
+          },
+        },
+        files: { '.gitignore': '*.log\n' },
+      });
+      repos.push(repo);
+      const api = companionCheckout('api');
+      dirs.push(api.dir);
+      const args = await repo.runArgs('--leg', `api=${api.dir}`);
+      // The literal agent takes the companion (api) dispatches; the scripted child takes home's in
+      // both runs, so the two runs differ only in how the companion returns are made.
+      const childAt = args.indexOf('--child') + 1;
+      if (literal)
+        args[childAt] =
+          `if grep -q '"companion": true' "$LOOPCHART_TASK"; then ${await literalChild('child')}; else ${args[childAt]}; fi`;
+      const out = await cli('run', args);
+      expect(out.stderr).not.toContain('internal error');
+      expect(out.code).toBe(0);
+      expect(repo.status()).toBe('');
+      expect(api.git('status', '--porcelain')).toBe('');
+      return { ledger: repo.ledger(), home: repo.subjects(), api: api.subjects() };
+    };
+    process.env.LOOPCHART_CLI = await tool();
+    const literal = await runOnce(true);
+    // Every return admitted: no repair commit; the companion's rows recorded in home.
+    expect(literal.home).toEqual([
+      'loop: seed ledger',
+      'loop: seed evidence',
+      'loop: record api row 0',
+      'loop: row 1 done',
+      'loop: record api row 2',
+    ]);
+    expect(literal.api).toEqual(['loop: seed evidence', 'loop: row 2 done']);
+    const ledger = withoutShas(literal.ledger);
+    expect(ledger).toContain('| 1 | done | 1 | check; result |');
+    expect(ledger).toContain('| 2 | done | 1 | check @ api <sha>; result |');
+    expect(ledger).toContain(['seeded web: yes', 'base api: <sha>', 'seeded api: yes'].join('\n'));
+    expect(ledger).toContain('row 2 done | what happened | next step');
+
+    const scripted = await runOnce(false);
+    expect(scripted.home).toEqual(literal.home);
+    expect(scripted.api).toEqual(literal.api);
+    expect(withoutShas(scripted.ledger)).toBe(ledger);
   });
 });

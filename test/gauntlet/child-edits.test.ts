@@ -214,6 +214,33 @@ describe('recordSeed', () => {
     expect(childCommitMessage(taskOf(seedPlan), edited).subject).toBe('loop: seed evidence');
   });
 
+  it("sets a coordinated home leg's own seeded flag, and no companion's (L9)", () => {
+    const coordinated: Ledger = {
+      ...beforeSeed,
+      legs: {
+        members: [
+          { name: 'web', base: BASE, seeded: false },
+          { name: 'api', base: HEAD, seeded: false },
+        ],
+        mapping: [
+          { row: 1, ac: 1, leg: 'web' },
+          { row: 2, ac: 1, leg: 'api' },
+          { row: 3, ac: 2, leg: 'api' },
+        ],
+      },
+    };
+    const plan = planDispatch({ ledger: coordinated, target: 'seed', head: HEAD, repo: 'web' });
+    const leg = { member: 'web', companion: false, home: '/h', homeLedger: '/h/l.md', homeSpec: '/h/s.md' };
+    const seeded = (companion: boolean) =>
+      recordSeed(
+        plan.reserved,
+        { ...taskOf(plan), leg: { ...leg, companion } },
+        { evidence: new Map([[1, 'page check; 1 failing']]) },
+      ).legs?.members.map((m) => `${m.name} ${m.seeded ? 'yes' : 'no'}`);
+    expect(seeded(false)).toEqual(['web yes', 'api no']);
+    expect(seeded(true)).toEqual(['web no', 'api no']);
+  });
+
   it('carries action records in the first seeded row and refuses when they do not fit', () => {
     const edited = recordSeed(seedPlan.reserved, taskOf(seedPlan, ['ran capture (1 of 1)']), {
       evidence: new Map([[2, 'capture; recorded']]),

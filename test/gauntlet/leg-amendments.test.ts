@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { amendSpecText } from '../../src/gauntlet/amendment.js';
 import { historyFromCommits } from '../../src/gauntlet/history.js';
 import { checkLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
-import { criterionOfRow, entriesOfCriterion, specRowOfLedgerRow } from '../../src/gauntlet/leg-amendments.js';
+import {
+  criterionOfRow,
+  entriesOfCriterion,
+  ledgerRowTexts,
+  specRowOfLedgerRow,
+} from '../../src/gauntlet/leg-amendments.js';
 import { cutRowEdit, reopenRowEdit } from '../../src/gauntlet/repair.js';
 import { evaluateRules } from '../../src/gauntlet/rules.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
@@ -69,6 +74,19 @@ describe('rows and criteria on a coordinated ledger', () => {
     expect(specRowOfLedgerRow(parseSpec(SPEC).spec, ledger, 3)?.text).toBe(
       'The CSV endpoint streams the report from the staging bucket',
     );
+  });
+
+  it('gives each ledger row its criterion text: the shared AC 2 under rows 2 and 3 (L21)', () => {
+    const spec = parseSpec(SPEC).spec.rows;
+    const texts = ledgerRowTexts(spec, parsed(ledgerText(ROWS)));
+    expect(texts.map((t) => [t.row, t.text])).toEqual([
+      [1, 'The export button downloads a CSV file'],
+      [2, 'The CSV endpoint streams the report from the staging bucket'],
+      [3, 'The CSV endpoint streams the report from the staging bucket'],
+      [4, 'The endpoint is rate limited'],
+    ]);
+    // A single-leg ledger's rows are its criteria; without a ledger the criteria stand as they are.
+    expect(ledgerRowTexts(spec, null).map((t) => t.row)).toEqual([1, 2, 3]);
   });
 });
 

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { childCommand } from '../../src/cli/child.js';
 import { reportCommandFailure } from '../../src/cli/command-failure.js';
+import { promptCommand } from '../../src/cli/prompt.js';
 import { childTask, type DispatchPlan, planDispatch } from '../../src/gauntlet/dispatch.js';
 import { serializeLedger } from '../../src/gauntlet/ledger.js';
 import type { Ledger, Target } from '../../src/gauntlet/types.js';
@@ -19,6 +20,15 @@ import { type Behaviour, CONTRACT_VIOLATIONS, type ScriptedViolation } from '../
 import { scriptedCommit } from '../../src/host/scripted-return.js';
 import { SPEND_RESERVATIONS_CONFIG } from '../../src/host/spend-reservations.js';
 import { parseCliResult } from '../support/cli-result.js';
+import {
+  API_BASE,
+  type CompanionCheckout,
+  companionCheckout,
+  coordinatedLedgerText,
+  HOME_BASE,
+  legSpecText,
+  parsedLedger,
+} from '../support/legs-fixtures.js';
 import { GIT_TEST_ENV, specWith, useGitTestEnvironment } from '../support/loop-repo.js';
 import { stringSinks } from '../support/string-sinks.js';
 
@@ -343,3 +353,237 @@ describe('child spend reserve on a fleet clone (durable reservations, F11)', () 
     expect(existsSync(d.task.jobsFile) ? readFileSync(d.task.jobsFile, 'utf8') : '').not.toContain('capture');
   });
 });
+
+// A companion dispatch (docs/decisions/legs.md L21): §1.8's coordinated ledger, web (home) holds
+// AC 1 and AC 2, api holds AC 2 (shared, ledger row 3) and AC 3 (ledger row 4).
+const LEG_CRITERIA = ['The page lists items', 'The API serves items', 'The API pages items'];
+
+interface CompanionDispatch {
+  readonly home: string;
+  readonly api: CompanionCheckout;
+  readonly plan: DispatchPlan;
+  readonly task: ReturnType<typeof childTask>;
+  homeGit(...args: string[]): string;
+  homeLedger(): string;
+}
+
+/**
+ * Home with `savedText` committed and the reserved ledger on disk, api at its one commit, and the
+ * task of a dispatch of `target` to `member` written (api: the companion; web: the home leg).
+ */
+function reserveCompanion(
+  savedText: string,
+  target: Target,
+  member: 'api' | 'web' = 'api',
+): CompanionDispatch {
+  const home = mkdtempSync(join(tmpdir(), 'loopchart-child-home-'));
+  const outside = mkdtempSync(join(tmpdir(), 'loopchart-child-task-'));
+  const api = companionCheckout('api');
+  cleanups.push(home, outside, api.dir);
+  const homeGit = (...args: string[]) =>
+    execFileSync('git', args, { cwd: home, env: { ...process.env, ...GIT_TEST_ENV }, encoding: 'utf8' });
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(home, path)), { recursive: true });
+    writeFileSync(join(home, path), text);
+  };
+  homeGit('init', '-q', '-b', 'main');
+  write(SPEC, legSpecText({ criteria: LEG_CRITERIA, legs: ['- web (home): 1, 2', '- api: 2-3'] }));
+  write(LEDGER, savedText);
+  homeGit('add', '-A');
+  homeGit('commit', '-q', '-m', 'loop: seed ledger');
+  const companion = member === 'api';
+  const head = companion ? api.head() : homeGit('rev-parse', 'HEAD').trim();
+  const plan = planDispatch({ ledger: parsedLedger(savedText), target, head, repo: member });
+  write(LEDGER, serializeLedger(plan.reserved));
+  const task = childTask(
+    plan,
+    {
+      worktree: companion ? api.dir : home,
+      ledger: LEDGER,
+      spec: SPEC,
+      returnFile: join(outside, 'return.json'),
+      jobsFile: join(outside, 'dispatch.jobs'),
+    },
+    {
+      leg: {
+        member,
+        companion,
+        home,
+        homeLedger: join(home, LEDGER),
+        homeSpec: join(home, SPEC),
+      },
+    },
+  );
+  const taskFile = join(outside, 'task.json');
+  writeFileSync(taskFile, JSON.stringify(task));
+  process.env.LOOPCHART_TASK = taskFile;
+  return { home, api, plan, task, homeGit, homeLedger: () => readFileSync(join(home, LEDGER), 'utf8') };
+}
+
+const seededLegs = coordinatedLedgerText({
+  spec: SPEC,
+  members: [
+    { name: 'web', base: HOME_BASE, seeded: true },
+    { name: 'api', base: API_BASE, seeded: true },
+  ],
+  rows: [
+    '| 1 | open | 0 | page check; 1 failing |',
+    '| 2 | open | 0 | serve check; 1 failing |',
+    '| 3 | open | 0 | serve check; 2 failing |',
+    '| 4 | open | 0 | paging check; 1 failing |',
+  ],
+  decisions: ['row 0 done | seeded 2 rows, closed 0 on baseline | row 1'],
+});
+
+describe('the child tools on a companion dispatch (L21)', () => {
+  it('show the leg rows with their criterion text; record, check, commit write the body lines, never the home ledger', async () => {
+    const d = reserveCompanion(seededLegs, 3);
+    const reserved = d.homeLedger();
+    const homeHead = d.homeGit('rev-parse', 'HEAD').trim();
+
+    // Row 3 is AC 2 (shared with web's row 2), row 4 is AC 3; web's rows are not this leg's.
+    const shown = await child('show');
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(
+      'row 3 (criterion 2): The API serves items [open, 0 attempts, evidence: serve check; 2 failing]',
+    );
+    expect(shown.stdout).toContain('row 4 (criterion 3): The API pages items [open, 0 attempts');
+    expect(shown.stdout).not.toContain('row 1 ');
+    expect(shown.stdout).not.toContain('row 2 ');
+    expect((await child('show', '--field', 'open-rows')).stdout).toBe('3 4\n');
+
+    writeFileSync(join(d.api.dir, 'serve.txt'), 'items\n');
+    // Closing web's row 1 beside the target is a foreign-leg extra: check names the loop's miss.
+    const foreign = await child(
+      'record',
+      '--status',
+      'done',
+      '--evidence',
+      'serve check; passes in api',
+      '--summary',
+      'the endpoint serves items',
+      '--next',
+      'take row 4',
+      '--extra',
+      '1=page check; passes',
+    );
+    expect(foreign.code).toBe(0);
+    expect(d.homeLedger()).toBe(reserved);
+    const missed = await child('check', '--json');
+    expect(missed.error).toBe('miss.extra');
+    expect(missed.stdout).toContain('row 1 belongs to leg web, not api');
+
+    // Recording again replaces the companion's recorded outcome.
+    const recorded = await child(
+      'record',
+      '--status',
+      'done',
+      '--evidence',
+      'serve check; passes in api',
+      '--summary',
+      'the endpoint serves items',
+      '--next',
+      'take row 4',
+    );
+    expect(recorded.code).toBe(0);
+    expect(recorded.stdout).toContain('row 3 done | the endpoint serves items | take row 4');
+    expect((await child('check')).stdout).toContain('admitted');
+    expect((await child('commit')).code).toBe(0);
+
+    // docs/child-contract.md: one companion commit, rows then decisions after the two attribution lines.
+    expect(d.api.git('log', '-1', '--format=%s%n%b').trim()).toBe(
+      [
+        'loop: row 3 done',
+        `pending: 3 | api | ${d.plan.pending.head}`,
+        'iteration: 3',
+        '| 3 | done | 1 | serve check; passes in api |',
+        'row 3 done | the endpoint serves items | take row 4',
+      ].join('\n'),
+    );
+    expect(d.api.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('serve.txt');
+    expect(d.api.git('status', '--porcelain')).toBe('');
+    // Home: HEAD unmoved, the reserved ledger untouched and its only change.
+    expect(d.homeGit('rev-parse', 'HEAD').trim()).toBe(homeHead);
+    expect(d.homeLedger()).toBe(reserved);
+    expect(d.homeGit('status', '--porcelain')).toBe(` M ${LEDGER}\n`);
+    expect((await child('check')).stdout).toContain('admitted');
+    expect((await child('return', 'DONE')).code).toBe(0);
+  });
+
+  it('seeds the leg in an empty companion commit, and checks home for changes', async () => {
+    const d = reserveCompanion(
+      coordinatedLedgerText({
+        spec: SPEC,
+        rows: [
+          '| 1 | open | 0 | page check; 1 failing |',
+          '| 2 | open | 0 | serve check; 1 failing |',
+          '| 3 | open | 0 |  |',
+          '| 4 | open | 0 |  |',
+        ],
+        decisions: ['row 0 done | seeded 2 rows, closed 0 on baseline | row 1'],
+      }),
+      'seed',
+    );
+    const reserved = d.homeLedger();
+    expect((await child('show', '--field', 'open-rows')).stdout).toBe('3 4\n');
+    const seeded = await child(
+      'seed',
+      '--evidence',
+      '3=serve check; 2 failing',
+      '--evidence',
+      '4=paging check; passes',
+      '--close',
+      '4',
+    );
+    expect(seeded.code).toBe(0);
+    expect(d.homeLedger()).toBe(reserved);
+    // A change in home besides the reserved ledger: the loop could not attribute the return.
+    writeFileSync(join(d.home, 'stray.txt'), 'not the child of api\n');
+    expect((await child('check', '--json')).error).toBe('return.unattributed');
+    rmSync(join(d.home, 'stray.txt'));
+    expect((await child('commit')).code).toBe(0);
+    expect(d.api.git('log', '-1', '--format=%s%n%b').trim()).toBe(
+      [
+        'loop: seed evidence',
+        `pending: seed | api | ${d.plan.pending.head}`,
+        'iteration: 3',
+        '| 3 | open | 0 | serve check; 2 failing |',
+        '| 4 | done | 0 | paging check; passes |',
+        'row 0 done | seeded 2 rows, closed 1 on baseline | row 1',
+      ].join('\n'),
+    );
+    expect(d.api.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('');
+    expect(d.homeLedger()).toBe(reserved);
+    expect((await child('check')).stdout).toContain('admitted');
+  });
+
+  it('prompt names the criterion text of a shared criterion in the companion and in the home leg', async () => {
+    reserveCompanion(seededLegs, 3);
+    const companionPrompt = await prompt();
+    expect(companionPrompt).toContain(
+      'Make row 3 (criterion 2 of the spec, leg api) hold ("The API serves items")',
+    );
+    expect(companionPrompt).toContain('row 4 (criterion 3): The API pages items');
+    expect(companionPrompt).not.toContain('The page lists items');
+    expect(companionPrompt).toContain('--summary "<what happened>" --next "<next step>"');
+    expect(companionPrompt).toContain('the home ledger stays as it is');
+
+    reserveCompanion(seededLegs, 2, 'web');
+    const homePrompt = await prompt();
+    expect(homePrompt).toContain(
+      'Make row 2 (criterion 2 of the spec, leg web) hold ("The API serves items")',
+    );
+    expect(homePrompt).toContain('row 1 (criterion 1): The page lists items');
+    expect(homePrompt).not.toContain('The API pages items');
+    expect(homePrompt).toContain('Commit the code and the ledger together');
+  });
+});
+
+/** Runs `loopchart prompt` for the task in LOOPCHART_TASK, in this process. */
+async function prompt(): Promise<string> {
+  const { io, out } = stringSinks();
+  const code = await promptCommand.run(['--tool', 'loopchart'], io);
+  expect(out.stderr).toBe('');
+  expect(code).toBe(0);
+  return out.stdout;
+}

@@ -61,7 +61,9 @@ child contract forbids with a named error and exit code 2, before anything is wr
                                 run the loop's own return validation on the working tree and print
                                 the validation miss the loop would record (exit 2), or "admitted"
   commit                        check, then make the dispatch's one commit (all changes, the
-                                subject and attribution lines from the task)
+                                subject and attribution lines from the task; on a companion
+                                checkout the rows and decisions go into the body, never into the
+                                home ledger)
   return DONE|<STATUS> [--summary "<text>"]
                                 write the return file (DONE only after the commit, on a clean tree;
                                 a cybernetic patcher's return is written as it is)

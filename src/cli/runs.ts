@@ -13,8 +13,12 @@ const OPTIONS = {
 
 const HELP = `usage: loopchart runs [--ingress <url>] [--json]
 
-Lists the fleet's runs: id, branch, phase (queued, running, stopped, finished, failed, invalid),
-steps, the last step's state and branch head, who answered which stop, and a standing stop's text.
+Lists the fleet's runs. Loop runs: id, branch, phase (queued, running, stopped, finished, failed,
+invalid), steps, the last step's state and branch head, who answered which stop, and a standing
+stop's text. Rpi runs and crank waves: id, kind, branch, phase, and once ended the terminal, the
+exit code \`loopchart rpi\` / \`crank\` would give and the pushed head; a wave's lanes with their
+branches and report status. With --json, every entry has "kind" (loop, rpi, crank) and an ended
+rpi run or wave its "result": the facts \`loopchart rpi --json\` / \`crank --json\` print.
 Reads only.
 
   --ingress <url>   the Restate ingress (default $LOOPCHART_INGRESS)
@@ -47,6 +51,26 @@ export const runsCommand: CliCommand = {
     }
     const lines: string[] = [];
     for (const run of runs) {
+      if (run.kind === 'rpi') {
+        const result =
+          run.result === null
+            ? ''
+            : `, ${run.result.terminal} (exit ${run.result.exitCode}) at ${run.result.head.slice(0, 12)}`;
+        lines.push(`${run.runId}  rpi ${run.run?.branch ?? '?'}  ${run.phase}${result}`);
+        continue;
+      }
+      if (run.kind === 'crank') {
+        const result =
+          run.result === null
+            ? ''
+            : `, ${run.result.terminal} (exit ${run.result.exitCode}) at ${run.result.head.slice(0, 12)}`;
+        lines.push(`${run.runId}  crank ${run.run?.branch ?? '?'}  ${run.phase}${result}`);
+        for (const lane of run.lanes)
+          lines.push(
+            `  lane ${lane.id} on ${lane.branch}: ${lane.status ?? (lane.head === null ? 'not returned' : 'no report')}`,
+          );
+        continue;
+      }
       const last = run.last === null ? '' : `, ${run.last.state} at ${run.last.head.slice(0, 12)}`;
       lines.push(`${run.runId}  ${run.run?.branch ?? '?'}  ${run.phase}, ${run.steps} steps${last}`);
       for (const answer of run.answers)

@@ -1,6 +1,6 @@
 /**
- * `loopchart serve`: a fleet worker, the Restate SDK endpoint serving the `loop` and `fleet`
- * objects (docs/scale-out.md). The only command that loads the Restate SDK.
+ * `loopchart serve`: a fleet worker, the Restate SDK endpoint serving the `loop`, `fleet`, `rpi`
+ * and `crank` objects (docs/scale-out.md). The only command that loads the Restate SDK.
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../common/errors.js';
@@ -19,20 +19,32 @@ const OPTIONS = {
   operators: { type: 'string' },
   'work-dir': { type: 'string' },
   child: { type: 'string' },
+  implementer: { type: 'string' },
+  validator: { type: 'string' },
+  'cross-family': { type: 'string' },
+  plan: { type: 'string' },
 } as const;
 
 const HELP = `usage: loopchart serve --identity-key <publickeyv1_…> --operators <file> --work-dir <dir>
-                       --child "<cmd>" [--restate <admin URL>] [--port <n>] [--host <addr>]
-                       [--advertise <url>] [--json]
+                       --child "<cmd>" [--implementer "<cmd>" --validator "<cmd>"
+                       [--cross-family "<cmd>"] [--plan "<cmd>"]] [--restate <admin URL>]
+                       [--port <n>] [--host <addr>] [--advertise <url>] [--json]
 
-Serves the fleet's "loop" and "fleet" objects to a Restate server until Ctrl-C or SIGTERM. Each
-run steps in a clone of its branch under --work-dir: fetch, run the loop to its next stop or end,
-push. Only requests signed with the server's request-identity key are served.
+Serves the fleet's "loop", "fleet", "rpi" and "crank" objects to a Restate server until Ctrl-C or
+SIGTERM. Each loop run steps in a clone of its branch under --work-dir: fetch, run the loop to its
+next stop or end, push. An rpi run, and each lane of a crank wave, runs in its own clone with this
+worker's --implementer and --validator. Only requests signed with the server's request-identity
+key are served.
 
   --identity-key <key>   the Restate server's request-identity public key (repeatable; required)
   --operators <file>     who may submit and answer: one "<name> <secret>" per line (required)
   --work-dir <dir>       where this worker keeps its clones (required)
-  --child "<cmd>"        the child every run of this worker dispatches (required)
+  --child "<cmd>"        the child every loop run of this worker dispatches (required)
+  --implementer "<cmd>"  the implementer of rpi runs and crank lanes (with --validator; without
+                         them the worker refuses rpi runs and waves)
+  --validator "<cmd>"    the fresh validator of rpi runs and crank lanes
+  --cross-family "<cmd>" the cross-family validator (risky surfaces)
+  --plan "<cmd>"         the Plan command of rpi runs and crank lanes
   --restate <url>        the Restate admin URL to register this worker with (else register it yourself)
   --port <n>             the port to listen on (default 9080; 0: any free port)
   --host <addr>          the address to listen on (default 127.0.0.1)
@@ -63,6 +75,19 @@ export const serveCommand: CliCommand = {
     const operators = readCredentials(need('operators', values.operators));
     const workDir = resolve(need('work-dir', values['work-dir']));
     const child = need('child', values.child);
+    if ((values.implementer === undefined) !== (values.validator === undefined))
+      throw new UsageError(
+        'serve: give --implementer and --validator together (rpi runs and crank lanes need both)',
+      );
+    const agents =
+      values.implementer === undefined || values.validator === undefined
+        ? undefined
+        : {
+            implementer: need('implementer', values.implementer),
+            validator: need('validator', values.validator),
+            crossFamily: values['cross-family'] ?? null,
+            plan: values.plan ?? null,
+          };
     const { startWorker } = await import('../fleet/serve.js');
     const worker = await startWorker({
       port: integerOption('serve', 'port', values.port, 9080, 0),
@@ -73,6 +98,7 @@ export const serveCommand: CliCommand = {
       operators,
       workDir,
       child,
+      ...(agents === undefined ? {} : { agents }),
     });
     // On stderr, so that with --json stdout holds only the result printed when the worker stops.
     io.stderr.write(

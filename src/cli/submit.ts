@@ -1,9 +1,14 @@
 /**
- * `loopchart submit`: submits a loop-engine run to a fleet over the Restate ingress (docs/scale-out.md).
+ * `loopchart submit`: submits a loop-engine run, an rpi run (`--rpi`) or a crank wave
+ * (`--crank <wave.json>`) to a fleet over the Restate ingress (docs/scale-out.md).
  */
-import { UsageError } from '../common/errors.js';
+import { readFileSync } from 'node:fs';
+import type { RiskDeclaration } from '../../machines/rpi.js';
+import { InputError, UsageError } from '../common/errors.js';
+import type { OperatorCredential } from '../fleet/credentials.js';
+import type { FleetRpiRequest, FleetWaveRequest } from '../fleet/rpi-step.js';
 import { integerOption, parseCommandArgs } from './args.js';
-import type { CliCommand } from './command.js';
+import type { CliCommand, CliIo } from './command.js';
 import { credentialOption, ingressOption } from './fleet-options.js';
 import { writeJsonResult } from './json-result.js';
 
@@ -19,10 +24,23 @@ const OPTIONS = {
   'escalate-after': { type: 'string' },
   'impl-model': { type: 'string' },
   'no-conformance-review': { type: 'boolean', default: false },
+  rpi: { type: 'boolean', default: false },
+  crank: { type: 'string' },
+  intent: { type: 'string' },
+  'intent-ref': { type: 'string' },
+  'repair-rounds': { type: 'string' },
+  risky: { type: 'string' },
+  root: { type: 'string', multiple: true },
+  'final-ci': { type: 'string', multiple: true },
 } as const;
 
 const HELP = `usage: loopchart submit --remote <git URL> --spec <path> --branch <branch>
                         [--ingress <url>] [--credential <file>] [options] [--json]
+       loopchart submit --rpi --remote <git URL> --branch <branch> [--intent <file>]
+                        [--intent-ref <ref>] [--repair-rounds <n>] [--risky auto|yes|no]
+                        [--root <path>]… [--final-ci "<cmd>"]… [--ingress …] [--credential …] [--json]
+       loopchart submit --crank <wave.json> --remote <git URL> --branch <branch>
+                        [--risky auto|yes|no] [--ingress …] [--credential …] [--json]
 
 Submits a loop-engine run to the fleet: a worker fetches the branch, runs the loop to its next
 stop or end, and pushes the branch back, step after step. The run id (printed) is the same for
@@ -41,6 +59,15 @@ on the remote.
   --escalate-after <n>     escalateAfter (default 2)
   --impl-model <model>     the escalation model
   --no-conformance-review  waive verify's conformance audit, as run does
+
+  --rpi                    an rpi run instead (docs/rpi.md): a worker runs \`loopchart rpi\` with its
+                           own --implementer and --validator in a clone of --branch, and pushes the
+                           result there; --intent, --intent-ref, --repair-rounds, --risky, --root
+                           and --final-ci as for \`loopchart rpi\` (the intent file is read here)
+  --crank <wave.json>      a crank wave instead: each lane runs on any worker, on its own branch
+                           <branch>.lane-<n>-<id> from --branch's head; the acceptance runs once on
+                           --branch with every lane merged. Lanes must be disjoint (declare
+                           regen_surfaces). The run id is the same for the same remote and branch.
 
 short flags: -s --spec, -l --ledger, -h --help
 
@@ -65,6 +92,8 @@ export const submitCommand: CliCommand = {
     };
     const ingress = ingressOption('submit', values.ingress);
     const credential = credentialOption('submit', values.credential);
+    if (values.rpi === true || values.crank !== undefined)
+      return submitRpiOrWave(values, ingress, credential, io, need);
     const run = {
       remote: need('remote', values.remote),
       spec: need('spec', values.spec),
@@ -88,3 +117,88 @@ export const submitCommand: CliCommand = {
     return 0;
   },
 };
+
+type SubmitValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+
+function riskyOf(value: string | undefined): RiskDeclaration | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'auto' && value !== 'yes' && value !== 'no')
+    throw new UsageError(`submit: --risky takes auto, yes or no, not ${value}`);
+  return value;
+}
+
+function readInput(what: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InputError(
+      'fleet.input-unreadable',
+      `submit: cannot read the ${what} ${path}: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** `submit --rpi` and `submit --crank <wave.json>`. */
+async function submitRpiOrWave(
+  values: SubmitValues,
+  ingress: string,
+  credential: OperatorCredential,
+  io: CliIo,
+  need: (name: string, value: string | undefined) => string,
+): Promise<number> {
+  if (values.rpi === true && values.crank !== undefined)
+    throw new UsageError('submit: give --rpi or --crank, not both');
+  for (const loopOnly of [
+    'spec',
+    'ledger',
+    'verification',
+    'allowance',
+    'escalate-after',
+    'impl-model',
+  ] as const)
+    if (values[loopOnly] !== undefined)
+      throw new UsageError(`submit: --${loopOnly} is for loop runs, not --rpi or --crank`);
+  const remote = need('remote', values.remote);
+  const branch = need('branch', values.branch);
+  const risky = riskyOf(values.risky);
+  let kind: 'rpi' | 'crank';
+  let run: FleetRpiRequest | FleetWaveRequest;
+  if (values.crank !== undefined) {
+    for (const rpiOnly of ['intent', 'intent-ref', 'repair-rounds', 'root', 'final-ci'] as const)
+      if (values[rpiOnly] !== undefined)
+        throw new UsageError(
+          `submit: --${rpiOnly} is for --rpi; a wave carries its own repair_rounds and acceptance`,
+        );
+    let wave: unknown;
+    try {
+      wave = JSON.parse(readInput('wave', values.crank));
+    } catch (error) {
+      if (error instanceof InputError) throw error;
+      throw new InputError(
+        'crank.wave-not-json',
+        `the wave ${values.crank} is not JSON: ${(error as Error).message}`,
+      );
+    }
+    kind = 'crank';
+    run = { remote, branch, wave, ...(risky === undefined ? {} : { risky }) };
+  } else {
+    kind = 'rpi';
+    run = {
+      remote,
+      branch,
+      intent: values.intent === undefined ? null : readInput('intent', values.intent),
+      // As `loopchart rpi`: --intent-ref, else the intent path as given.
+      intentRef: values['intent-ref'] ?? values.intent ?? null,
+      repairRounds: integerOption('submit', 'repair-rounds', values['repair-rounds'], 2),
+      ...(risky === undefined ? {} : { risky }),
+      ...(values.root === undefined ? {} : { roots: values.root }),
+      ...(values['final-ci'] === undefined ? {} : { finalCi: values['final-ci'] }),
+    };
+  }
+  const { submitRpiRun } = await import('../fleet/client.js');
+  const { runId, by } = await submitRpiRun(ingress, credential, kind, run);
+  if (values.json === true)
+    writeJsonResult(io, { command: 'submit', status: 'finished', exitCode: 0, kind, runId, submittedBy: by });
+  else io.stdout.write(`${runId}\n`);
+  return 0;
+}

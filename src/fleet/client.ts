@@ -6,6 +6,16 @@ import { InputError } from '../common/errors.js';
 import { fleetRunId, type OperatorCredential, signRequest } from './credentials.js';
 import type { FleetObject, FleetRunStatus, LoopObject } from './loop-object.js';
 import { FLEET_KEY, FLEET_OBJECT } from './loop-object.js';
+import {
+  type CrankObject,
+  type FleetLaneRunStatus,
+  type FleetRpiStatus,
+  type FleetWaveStatus,
+  type RpiObject,
+  type RpiRunKind,
+  rpiRunId,
+} from './rpi-objects.js';
+import type { FleetRpiRequest, FleetWaveRequest } from './rpi-step.js';
 import type { FleetRunRequest } from './step.js';
 
 type Clients = typeof import('@restatedev/restate-sdk-clients');
@@ -114,8 +124,65 @@ export async function answerRun(
   }
 }
 
-/** Every submitted run's status, in submission order. */
-export async function listRuns(ingressUrl: string): Promise<FleetRunStatus[]> {
+/**
+ * Submits an rpi run (`kind` `rpi`) or a crank wave (`crank`), as {@link submitRun} does a loop
+ * run: `check` first (a refused credential, an unrunnable or overlapping wave, a worker without
+ * agents are errors the caller sees), then `run` one-way, keyed by the run id.
+ *
+ * @returns the run id
+ */
+export async function submitRpiRun(
+  ingressUrl: string,
+  credential: OperatorCredential,
+  kind: RpiRunKind,
+  run: FleetRpiRequest | FleetWaveRequest,
+): Promise<{ runId: string; by: string }> {
+  const runId = rpiRunId(kind, run);
+  const { clients, ingress } = await ingressOf(ingressUrl);
+  const body = { run, auth: signRequest(credential, 'submit', runId, run) };
+  const definition = { name: kind } as RpiObject;
+  try {
+    const admitted = await ingress.objectClient<RpiObject>(definition, runId).check(body);
+    await ingress
+      .objectSendClient<RpiObject>(definition, runId)
+      .run(body as never, clients.rpc.sendOpts({ idempotencyKey: `submit-${kind}-${runId}` }));
+    return { runId, by: admitted.by };
+  } catch (error) {
+    throw ingressError(clients, 'submit', error);
+  }
+}
+
+/** An rpi run's or a wave's recorded status. */
+export async function rpiRunStatus(
+  ingressUrl: string,
+  kind: 'rpi',
+  runId: string,
+): Promise<FleetRpiStatus | FleetLaneRunStatus>;
+export async function rpiRunStatus(
+  ingressUrl: string,
+  kind: 'crank',
+  runId: string,
+): Promise<FleetWaveStatus>;
+export async function rpiRunStatus(
+  ingressUrl: string,
+  kind: RpiRunKind,
+  runId: string,
+): Promise<FleetRpiStatus | FleetLaneRunStatus | FleetWaveStatus> {
+  const { clients, ingress } = await ingressOf(ingressUrl);
+  try {
+    return kind === 'rpi'
+      ? await ingress.objectClient<RpiObject>({ name: 'rpi' } as RpiObject, runId).status()
+      : await ingress.objectClient<CrankObject>({ name: 'crank' } as CrankObject, runId).status();
+  } catch (error) {
+    throw ingressError(clients, 'status', error);
+  }
+}
+
+/** One entry of `loopchart runs`: a loop run (`kind: 'loop'`), an rpi run or a crank wave. */
+export type ListedRun = (FleetRunStatus & { readonly kind: 'loop' }) | FleetRpiStatus | FleetWaveStatus;
+
+/** Every submitted run's status (loop runs, rpi runs, crank waves), in submission order. */
+export async function listRuns(ingressUrl: string): Promise<ListedRun[]> {
   const { clients, ingress } = await ingressOf(ingressUrl);
   let ids: string[];
   try {
@@ -123,5 +190,13 @@ export async function listRuns(ingressUrl: string): Promise<FleetRunStatus[]> {
   } catch (error) {
     throw ingressError(clients, 'runs', error);
   }
-  return Promise.all(ids.map((id) => runStatus(ingressUrl, id)));
+  return Promise.all(
+    ids.map(async (id): Promise<ListedRun> => {
+      // Only submitted runs are listed under `rpi:`, never a wave's lanes.
+      if (id.startsWith('rpi:'))
+        return (await rpiRunStatus(ingressUrl, 'rpi', id.slice('rpi:'.length))) as FleetRpiStatus;
+      if (id.startsWith('crank:')) return rpiRunStatus(ingressUrl, 'crank', id.slice('crank:'.length));
+      return { kind: 'loop', ...(await runStatus(ingressUrl, id)) };
+    }),
+  );
 }

@@ -1,10 +1,13 @@
 /**
- * A fleet worker: an HTTP/2 endpoint serving the `loop` and `fleet` objects to a Restate server.
+ * A fleet worker: an HTTP/2 endpoint serving the `loop`, `fleet`, `rpi` and `crank` objects to a
+ * Restate server.
  * It loads `@restatedev/restate-sdk` here, with a dynamic import: nothing else in loopchart does.
  */
 import { createServer, type Http2Server, type ServerHttp2Session } from 'node:http2';
 import { InputError } from '../common/errors.js';
 import { createFleetObjects, type LoopObjectSettings } from './loop-object.js';
+import { createRpiObjects } from './rpi-objects.js';
+import type { RpiAgents } from './rpi-step.js';
 
 /** Options of {@link startWorker}. */
 export interface WorkerOptions extends LoopObjectSettings {
@@ -18,6 +21,8 @@ export interface WorkerOptions extends LoopObjectSettings {
   readonly admin?: string;
   /** The URL Restate calls the worker at (default `http://<host>:<port>`). */
   readonly advertise?: string;
+  /** The agent commands of rpi runs and crank lanes (absent: the worker refuses them). */
+  readonly agents?: RpiAgents;
 }
 
 /** A running worker. */
@@ -74,8 +79,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     );
   const sdk = await loadRestateSdk();
   const { loop, fleet } = createFleetObjects(sdk, options);
+  const { rpi, crank } = createRpiObjects(sdk, options);
   const handler = sdk.createEndpointHandler({
-    services: [loop, fleet],
+    services: [loop, fleet, rpi, crank],
     identityKeys: [...options.identityKeys],
     // The SDK logs to stdout by default; stdout is the command's result. Warnings and errors go to
     // stderr, prefixed with the invocation; per-invocation chatter only with LOOPCHART_FLEET_LOG=info.

@@ -93,12 +93,13 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'serve',
-    summary: 'serve loop runs to a Restate server as a fleet worker (Restate SDK endpoint)',
+    summary:
+      'serve loop runs, rpi runs and crank lanes to a Restate server as a fleet worker (Restate SDK endpoint)',
     load: async () => (await import('./serve.js')).serveCommand,
   },
   {
     name: 'submit',
-    summary: 'submit a loop run to a fleet of workers over the Restate ingress',
+    summary: 'submit a loop run, an rpi run or a crank wave to a fleet of workers over the Restate ingress',
     load: async () => (await import('./submit.js')).submitCommand,
   },
   {

@@ -61,7 +61,8 @@ examples:
 /** `loopchart serve`. */
 export const serveCommand: CliCommand = {
   name: 'serve',
-  summary: 'serve loop runs to a Restate server as a fleet worker (Restate SDK endpoint)',
+  summary:
+    'serve loop runs, rpi runs and crank lanes to a Restate server as a fleet worker (Restate SDK endpoint)',
   async run(args, io) {
     const { values } = parseCommandArgs('serve', args, OPTIONS);
     if (values.help === true) {

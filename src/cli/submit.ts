@@ -79,7 +79,7 @@ examples:
 /** `loopchart submit`. */
 export const submitCommand: CliCommand = {
   name: 'submit',
-  summary: 'submit a loop run to a fleet of workers over the Restate ingress',
+  summary: 'submit a loop run, an rpi run or a crank wave to a fleet of workers over the Restate ingress',
   async run(args, io) {
     const { values } = parseCommandArgs('submit', args, OPTIONS);
     if (values.help === true) {

@@ -4,7 +4,7 @@
  * after spawn), `recoverDispatch` (a dispatch found in flight at resume) and `finishDispatch`
  * (after the admission or repair is durable).
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromPromise } from 'xstate';
 import type { ChildReport, DispatchRecovery, GateRun } from '../../machines/loop-implementation/index.js';
@@ -12,7 +12,7 @@ import { snapshotChanges } from '../effects/change-snapshot.js';
 import { runChildCommand } from '../effects/child-process.js';
 import { endDispatchLeftovers, leftoverNotices } from '../effects/dispatch-leftovers.js';
 import { findProcessesWithEnvironment } from '../effects/environment-marker.js';
-import { makeTempDir, readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { readFileIfExists } from '../effects/files.js';
 import {
   cleanupJobs,
   deleteJobsFile,
@@ -24,18 +24,16 @@ import {
 } from '../effects/jobs.js';
 import { hasGroupExited, sleep, terminateGroup } from '../effects/process-group.js';
 import { readProcessGroupId, readStartIdentity } from '../effects/process-identity.js';
-import { childTask, type DispatchPlan } from '../gauntlet/dispatch.js';
+import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import { formatPending, serializeLedger } from '../gauntlet/ledger.js';
 import { CHILD_ENV } from './child-environment.js';
 import { reportOfRun, returnedStatus } from './child-report.js';
 import {
   type DispatchRecord,
-  freshDispatchRecord,
-  listDispatchRecords,
   readDispatchRecord,
   removeDispatchFolder,
   updateDispatchRecord,
-  writeDispatchRecord,
+  writeFreshDispatch,
 } from './dispatch-record.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
 import { dispatchFolder } from './state-files.js';
@@ -70,40 +68,6 @@ export function reserveDispatchActor(session: HostSession) {
     if (diskLedger !== savedText)
       throw new Error(`the ledger on disk is not the ledger the dispatch was planned over (${ledgerPath})`);
 
-    const folder = dispatchFolder(session.files, plan.iteration);
-    // The machine reserves only when no dispatch is in flight (it resumes and settles one first),
-    // so every readable record left is settled, or a reservation that never completed: nothing
-    // runs under it any more. An unreadable record is left for a person to see.
-    for (const stale of await listDispatchRecords(session.files))
-      if (stale.ok || stale.folder === folder)
-        await removeDispatchFolder(stale.folder, stale.ok ? stale.record.returnDir : undefined);
-    await removeDispatchFolder(folder);
-    await mkdir(folder, { recursive: true });
-    const returnDir = await makeTempDir('loopchart-return-', { outside: worktree });
-    const returnFile = join(returnDir, 'return.json');
-    const jobsFile = jobsFilePath({
-      baseSha: plan.saved.base,
-      iteration: plan.iteration,
-      worktreeId: worktreeIdentity(session.gitDir),
-    });
-    const taskFile = join(folder, 'task.json');
-    const reservedLedger = serializeLedger(plan.reserved);
-    const record = freshDispatchRecord({
-      plan: plan,
-      ledgerPath,
-      savedLedger: savedText,
-      reservedLedger,
-      folder,
-      taskFile,
-      returnFile,
-      returnDir,
-      jobsFile,
-      lock: session.lock.info.token,
-      dirtBefore: status.map((entry) => `${entry.xy} ${entry.path}`),
-    });
-    await writeDispatchRecord(session.files, record);
-    const failure = plan.target === 'verify' ? session.lastGateFailure : null;
-    // The task is the plan's (hint, previous decision, model, carried spend); the host adds paths.
     const leg =
       session.options.legCheckouts === undefined || plan.target === 'verify'
         ? undefined
@@ -114,14 +78,22 @@ export function reserveDispatchActor(session: HostSession) {
             homeLedger: join(worktree, ledgerPath),
             homeSpec: join(worktree, specPath),
           };
-    const task = childTask(
+    await writeFreshDispatch({
+      files: session.files,
       plan,
-      { worktree, ledger: ledgerPath, spec: specPath, returnFile, jobsFile },
-      { verification: failure, ...(leg === undefined ? {} : { leg }) },
-    );
-    await writeFileAtomic(taskFile, `${JSON.stringify(task, null, 2)}\n`);
-    forgetStatus(session);
-    await writeFileAtomic(join(worktree, ledgerPath), reservedLedger);
+      ledgerPath,
+      specPath,
+      savedLedger: savedText,
+      home: worktree,
+      checkout: worktree,
+      checkoutGitDir: session.gitDir,
+      jobsBase: plan.saved.base,
+      lock: session.lock.info.token,
+      dirtBefore: status.map((entry) => `${entry.xy} ${entry.path}`),
+      verification: plan.target === 'verify' ? session.lastGateFailure : null,
+      ...(leg === undefined ? {} : { leg }),
+      beforeLedgerWrite: () => forgetStatus(session),
+    });
     completedSideEffect(session, 'reserveDispatch');
     return {};
   });

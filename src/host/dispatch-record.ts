@@ -12,9 +12,15 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { FileAccessError, readFileIfExists, writeFileAtomic } from '../effects/files.js';
-import type { DispatchPlan } from '../gauntlet/dispatch.js';
-import { formatPending } from '../gauntlet/ledger.js';
+import { FileAccessError, makeTempDir, readFileIfExists, writeFileAtomic } from '../effects/files.js';
+import { jobsFilePath, worktreeIdentity } from '../effects/jobs.js';
+import {
+  type ChildTaskLeg,
+  childTask,
+  type DispatchPlan,
+  type VerificationFailure,
+} from '../gauntlet/dispatch.js';
+import { formatPending, serializeLedger } from '../gauntlet/ledger.js';
 import { dispatchFolder, type StateFiles } from './state-files.js';
 
 const childReportSchema = z.object({
@@ -169,6 +175,92 @@ export function freshDispatchRecord(input: FreshDispatchInput): DispatchRecord {
     retainedRecords: [],
     resetBegun: false,
   };
+}
+
+/** What {@link writeFreshDispatch} lays out for one reserved dispatch. */
+export interface FreshDispatchLayout {
+  readonly files: StateFiles;
+  /** The plan as the record stores it (a companion's with its home HEAD). */
+  readonly plan: DispatchPlan;
+  /** Repo-relative ledger and spec paths (both in home). */
+  readonly ledgerPath: string;
+  readonly specPath: string;
+  /** The ledger before the bump and tuple, serialized. */
+  readonly savedLedger: string;
+  /** The home worktree: the reserved ledger is written there. */
+  readonly home: string;
+  /** The checkout the child works in: home, or a companion's. */
+  readonly checkout: string;
+  /** That checkout's git directory (the jobs file is keyed by its identity). */
+  readonly checkoutGitDir: string;
+  /** The base the jobs file is keyed by: the ledger's, or the companion member's. */
+  readonly jobsBase: string;
+  /** Token of the worktree lock the reserving run holds. */
+  readonly lock: string;
+  /** `git status --porcelain` lines of the child's checkout before the reservation. */
+  readonly dirtBefore: readonly string[];
+  /** The failing gate of a verification repair, else `null`. */
+  readonly verification: VerificationFailure | null;
+  /** The task's `leg` on a coordinated run. */
+  readonly leg?: ChildTaskLeg;
+  /** Runs right before the reserved ledger is written (the caller forgets home's cached status). */
+  readonly beforeLedgerWrite?: () => void;
+}
+
+/**
+ * Lays out a reserved dispatch, in the order a resumed run relies on (§3.9): stale settled
+ * records removed and a fresh dispatch folder made, a return folder outside the child's checkout,
+ * the jobs file path keyed by the checkout and base, then the durable record, the task file, and
+ * last the reserved ledger (bump and tuple) in home, uncommitted. The record comes first, so a
+ * reserved tuple always has a record. Home and companion reservations share it.
+ *
+ * @param layout the plan, paths, checkout and task extras
+ * @returns the record written
+ */
+export async function writeFreshDispatch(layout: FreshDispatchLayout): Promise<DispatchRecord> {
+  const { files, plan } = layout;
+  const folder = dispatchFolder(files, plan.iteration);
+  // The machine reserves only when no dispatch is in flight (it resumes and settles one first),
+  // so every readable record left is settled, or a reservation that never completed: nothing
+  // runs under it any more. An unreadable record is left for a person to see.
+  for (const stale of await listDispatchRecords(files))
+    if (stale.ok || stale.folder === folder)
+      await removeDispatchFolder(stale.folder, stale.ok ? stale.record.returnDir : undefined);
+  await removeDispatchFolder(folder);
+  await mkdir(folder, { recursive: true });
+  const returnDir = await makeTempDir('loopchart-return-', { outside: layout.checkout });
+  const returnFile = join(returnDir, 'return.json');
+  const jobsFile = jobsFilePath({
+    baseSha: layout.jobsBase,
+    iteration: plan.iteration,
+    worktreeId: worktreeIdentity(layout.checkoutGitDir),
+  });
+  const taskFile = join(folder, 'task.json');
+  const reservedLedger = serializeLedger(plan.reserved);
+  const record = freshDispatchRecord({
+    plan,
+    ledgerPath: layout.ledgerPath,
+    savedLedger: layout.savedLedger,
+    reservedLedger,
+    folder,
+    taskFile,
+    returnFile,
+    returnDir,
+    jobsFile,
+    lock: layout.lock,
+    dirtBefore: layout.dirtBefore,
+  });
+  await writeDispatchRecord(files, record);
+  // The task is the plan's (hint, previous decision, model, carried spend); the host adds paths.
+  const task = childTask(
+    plan,
+    { worktree: layout.checkout, ledger: layout.ledgerPath, spec: layout.specPath, returnFile, jobsFile },
+    { verification: layout.verification, ...(layout.leg === undefined ? {} : { leg: layout.leg }) },
+  );
+  await writeFileAtomic(taskFile, `${JSON.stringify(task, null, 2)}\n`);
+  layout.beforeLedgerWrite?.();
+  await writeFileAtomic(join(layout.home, layout.ledgerPath), reservedLedger);
+  return record;
 }
 
 /** A record read from disk: the record, or why it could not be read. */

@@ -1,13 +1,3 @@
-/**
- * Coordinated legs in the host (gauntlet-protocol §3.20): a dispatch whose tuple names a companion
- * member works in that member's checkout. The actors of one dispatch (reserve, dispatch, recover,
- * boundary, provenance, jobs, action accounting, reset, finish) run there through a *leg session*:
- * the run's session with the companion's checkout, git and git directory, sharing the run's state
- * files, lock, plan and side-effect count. The home ledger stays in home: the reservation writes
- * the bump and tuple there, and the boundary also reads home (it must be unmoved, its only dirt the
- * reserved ledger).
- */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AnyActorLogic, createActor, fromPromise, toPromise } from 'xstate';
 import type {
@@ -15,24 +5,15 @@ import type {
   CheckoutCleanliness,
   CheckoutHeadInput,
 } from '../../machines/loop-implementation/index.js';
-import { makeTempDir, writeFileAtomic } from '../effects/files.js';
 import { createGitPort } from '../effects/git.js';
 import { resolveGitDir } from '../effects/git-dir.js';
 import { jobsFilePath, parseJobsFile, readJobsFile, worktreeIdentity } from '../effects/jobs.js';
-import { childTask, type DispatchPlan } from '../gauntlet/dispatch.js';
+import type { DispatchPlan } from '../gauntlet/dispatch.js';
 import { formatPending, serializeLedger } from '../gauntlet/ledger.js';
 import { recordsFromLines } from './carried-records.js';
-import {
-  freshDispatchRecord,
-  listDispatchRecords,
-  readDispatchRecord,
-  removeDispatchFolder,
-  updateDispatchRecord,
-  writeDispatchRecord,
-} from './dispatch-record.js';
+import { readDispatchRecord, updateDispatchRecord, writeFreshDispatch } from './dispatch-record.js';
 import { completedSideEffect, type HostSession, unlessInterrupted } from './host-session.js';
 import { checkProvenanceActor, OWNERSHIP_UNPROVEN, resetCheckoutActor } from './recovery-actors.js';
-import { dispatchFolder } from './state-files.js';
 import {
   commitsBetween,
   forgetStatus,
@@ -174,52 +155,28 @@ export async function reserveCompanionDispatch(
   if (diskLedger !== savedText)
     throw new Error(`the ledger on disk is not the ledger the dispatch was planned over (${ledgerPath})`);
   const member = plan.saved.legs?.members.find((m) => m.name === plan.pending.repo);
-  const folder = dispatchFolder(session.files, plan.iteration);
-  for (const stale of await listDispatchRecords(session.files))
-    if (stale.ok || stale.folder === folder)
-      await removeDispatchFolder(stale.folder, stale.ok ? stale.record.returnDir : undefined);
-  await removeDispatchFolder(folder);
-  await mkdir(folder, { recursive: true });
-  const returnDir = await makeTempDir('loopchart-return-', { outside: leg.options.worktree });
-  const returnFile = join(returnDir, 'return.json');
-  const jobsFile = jobsFilePath({
-    baseSha: member?.base ?? plan.saved.base,
-    iteration: plan.iteration,
-    worktreeId: worktreeIdentity(leg.gitDir),
-  });
-  const taskFile = join(folder, 'task.json');
-  const reservedLedger = serializeLedger(plan.reserved);
-  const record = freshDispatchRecord({
+  await writeFreshDispatch({
+    files: session.files,
     plan: plan.homeHead === undefined ? { ...plan, homeHead } : plan,
     ledgerPath,
+    specPath,
     savedLedger: savedText,
-    reservedLedger,
-    folder,
-    taskFile,
-    returnFile,
-    returnDir,
-    jobsFile,
+    home: worktree,
+    checkout: leg.options.worktree,
+    checkoutGitDir: leg.gitDir,
+    jobsBase: member?.base ?? plan.saved.base,
     lock: session.lock.info.token,
     dirtBefore: legStatus.map((entry) => `${entry.xy} ${entry.path}`),
-  });
-  await writeDispatchRecord(session.files, record);
-  const task = childTask(
-    plan,
-    { worktree: leg.options.worktree, ledger: ledgerPath, spec: specPath, returnFile, jobsFile },
-    {
-      verification: plan.target === 'verify' ? session.lastGateFailure : null,
-      leg: {
-        member: plan.pending.repo,
-        companion: true,
-        home: worktree,
-        homeLedger: join(worktree, ledgerPath),
-        homeSpec: join(worktree, specPath),
-      },
+    verification: plan.target === 'verify' ? session.lastGateFailure : null,
+    leg: {
+      member: plan.pending.repo,
+      companion: true,
+      home: worktree,
+      homeLedger: join(worktree, ledgerPath),
+      homeSpec: join(worktree, specPath),
     },
-  );
-  await writeFileAtomic(taskFile, `${JSON.stringify(task, null, 2)}\n`);
-  forgetStatus(session);
-  await writeFileAtomic(join(worktree, ledgerPath), reservedLedger);
+    beforeLedgerWrite: () => forgetStatus(session),
+  });
   completedSideEffect(session, 'reserveDispatch');
   return {};
 }

@@ -57,6 +57,7 @@ export const runsCommand: CliCommand = {
             ? ''
             : `, ${run.result.terminal} (exit ${run.result.exitCode}) at ${run.result.head.slice(0, 12)}`;
         lines.push(`${run.runId}  rpi ${run.run?.branch ?? '?'}  ${run.phase}${result}`);
+        if (run.error !== undefined) lines.push(`  ${run.error}`);
         continue;
       }
       if (run.kind === 'crank') {
@@ -65,6 +66,7 @@ export const runsCommand: CliCommand = {
             ? ''
             : `, ${run.result.terminal} (exit ${run.result.exitCode}) at ${run.result.head.slice(0, 12)}`;
         lines.push(`${run.runId}  crank ${run.run?.branch ?? '?'}  ${run.phase}${result}`);
+        if (run.error !== undefined) lines.push(`  ${run.error}`);
         for (const lane of run.lanes)
           lines.push(
             `  lane ${lane.id} on ${lane.branch}: ${lane.status ?? (lane.head === null ? 'not returned' : 'no report')}`,

@@ -84,8 +84,11 @@ export interface FleetRpiStatus {
   readonly runId: string;
   /** The request without the intent's text. */
   readonly run: Omit<FleetRpiRequest, 'intent'> | null;
-  readonly phase: 'unknown' | 'queued' | 'running' | 'finished';
+  /** `failed`: a named input error ended it (see `error`); nothing is retried. */
+  readonly phase: 'unknown' | 'queued' | 'running' | 'finished' | 'failed';
   readonly submittedBy: string | null;
+  /** Why the run failed (a terminal error: a missing branch, a refused resume, …). */
+  readonly error?: string;
   /** The facts `loopchart rpi --json` prints, once the run ended. */
   readonly result: FleetRpiResult | null;
 }
@@ -95,8 +98,11 @@ export interface FleetWaveStatus {
   readonly kind: 'crank';
   readonly runId: string;
   readonly run: { readonly remote: string; readonly branch: string; readonly lanes: number } | null;
-  readonly phase: 'unknown' | 'queued' | 'lanes' | 'acceptance' | 'finished';
+  /** `failed`: a lane or the acceptance ended with a named input error (see `error`). */
+  readonly phase: 'unknown' | 'queued' | 'lanes' | 'acceptance' | 'finished' | 'failed';
   readonly submittedBy: string | null;
+  /** Why the wave failed. */
+  readonly error?: string;
   /** The wave branch's head the lanes started from. */
   readonly base: string | null;
   readonly lanes: readonly FleetLaneStatus[];
@@ -239,7 +245,7 @@ export function createRpiObjects(sdk: typeof Restate, settings: RpiObjectSetting
         );
         const by = admit(sdk, settings, 'rpi', ctx.key, body, admitted);
         const existing = await ctx.get<FleetRpiStatus>('status');
-        if (existing?.phase === 'finished') return existing;
+        if (existing?.phase === 'finished' || existing?.phase === 'failed') return existing;
         const { intent: _intent, ...shown } = body.run;
         let status: FleetRpiStatus = {
           kind: 'rpi',
@@ -253,8 +259,13 @@ export function createRpiObjects(sdk: typeof Restate, settings: RpiObjectSetting
         list(ctx, 'rpi');
         status = { ...status, phase: 'running' };
         ctx.set('status', status);
-        const result = await journaled(sdk, ctx, 'rpi', () => runFleetRpi(settings, ctx.key, body.run));
-        status = { ...status, phase: 'finished', result };
+        try {
+          const result = await journaled(sdk, ctx, 'rpi', () => runFleetRpi(settings, ctx.key, body.run));
+          status = { ...status, phase: 'finished', result };
+        } catch (error) {
+          if (!(error instanceof sdk.TerminalError)) throw error;
+          status = { ...status, phase: 'failed', error: error.message };
+        }
         ctx.set('status', status);
         return status;
       },
@@ -305,7 +316,7 @@ export function createRpiObjects(sdk: typeof Restate, settings: RpiObjectSetting
         );
         const by = admit(sdk, settings, 'crank', ctx.key, body, admitted);
         const existing = await ctx.get<FleetWaveStatus>('status');
-        if (existing?.phase === 'finished') return existing;
+        if (existing?.phase === 'finished' || existing?.phase === 'failed') return existing;
         const request = body.run;
         const wave = checkFleetWave(request.wave);
         const keys = wave.lanes.map((_, i) => `${ctx.key}.${i + 1}`);
@@ -331,28 +342,34 @@ export function createRpiObjects(sdk: typeof Restate, settings: RpiObjectSetting
         };
         save(status);
         list(ctx, 'crank');
-        const base = await journaled(sdk, ctx, 'base', () => remoteHead(request.remote, request.branch));
-        save({ ...status, phase: 'lanes', base });
-        // Every lane at once (they are disjoint): Restate runs each on whichever worker it picks.
-        const calls = wave.lanes.map((_, index) =>
-          ctx
-            .objectClient<RpiObject>({ name: 'rpi' } as RpiObject, keys[index] as string)
-            .lane({ wave: request, waveId: ctx.key, index, base }),
-        );
-        const lanes = await sdk.RestatePromise.all(calls);
-        save({
-          ...status,
-          phase: 'acceptance',
-          lanes: status.lanes.map((lane, i) => ({
-            ...lane,
-            status: lanes[i]?.laneReturn.status ?? null,
-            head: lanes[i]?.head ?? null,
-          })),
-        });
-        const result = await journaled(sdk, ctx, 'acceptance', () =>
-          runFleetWaveAcceptance(settings, ctx.key, request, lanes),
-        );
-        save({ ...status, phase: 'finished', result });
+        try {
+          const base = await journaled(sdk, ctx, 'base', () => remoteHead(request.remote, request.branch));
+          save({ ...status, phase: 'lanes', base });
+          // Every lane at once (they are disjoint): Restate runs each on whichever worker it picks.
+          const calls = wave.lanes.map((_, index) =>
+            ctx
+              .objectClient<RpiObject>({ name: 'rpi' } as RpiObject, keys[index] as string)
+              .lane({ wave: request, waveId: ctx.key, index, base }),
+          );
+          const lanes = await sdk.RestatePromise.all(calls);
+          save({
+            ...status,
+            phase: 'acceptance',
+            lanes: status.lanes.map((lane, i) => ({
+              ...lane,
+              status: lanes[i]?.laneReturn.status ?? null,
+              head: lanes[i]?.head ?? null,
+            })),
+          });
+          const result = await journaled(sdk, ctx, 'acceptance', () =>
+            runFleetWaveAcceptance(settings, ctx.key, request, lanes),
+          );
+          save({ ...status, phase: 'finished', result });
+        } catch (error) {
+          // A named input error (a missing branch, a refused resume) ends the wave; others are retried.
+          if (!(error instanceof sdk.TerminalError)) throw error;
+          save({ ...status, phase: 'failed', error: error.message });
+        }
         return status;
       },
 

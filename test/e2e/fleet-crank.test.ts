@@ -349,13 +349,35 @@ describe('an rpi run on a Restate fleet', () => {
     expect(rpiReport(status.result)).toEqual(rpiReport(local));
     expect(git(remote, 'show', `${RPI_BRANCH}:src/solo/out.txt`)).toBe('done by solo\n');
 
-    // `loopchart runs --json` lists the wave and the rpi run with their results.
+    // A run whose branch is not on the remote fails with the named error, and is not retried.
+    const missing = await fleet([
+      'submit',
+      '--rpi',
+      '--remote',
+      remote,
+      '--branch',
+      'rpi/missing',
+      '--ingress',
+      restate.ingress,
+      '--credential',
+      paths.credential,
+      '--json',
+    ]);
+    expect(missing.code, missing.stderr).toBe(0);
+    const failed = await waitFor('the run without a branch to fail', async () => {
+      const status = await statusOf('rpi', parseCliResult(missing.stdout).runId);
+      return status?.phase === 'failed' ? status : undefined;
+    });
+    expect(failed.error).toContain('fleet.branch-missing');
+
+    // `loopchart runs --json` lists the wave and the rpi runs with their results.
     const runs = await fleet(['runs', '--ingress', restate.ingress, '--json']);
     expect(runs.code, runs.stderr).toBe(0);
     const listed = parseCliResult(runs.stdout).runs as Json[];
     expect(listed.map((run) => [run.kind, run.phase])).toEqual([
       ['crank', 'finished'],
       ['rpi', 'finished'],
+      ['rpi', 'failed'],
     ]);
     expect(listed[1]?.result.report).toEqual(local.report);
   }, 240_000);

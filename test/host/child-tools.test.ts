@@ -557,6 +557,21 @@ describe('the child tools on a companion dispatch (L21)', () => {
     expect((await child('check')).stdout).toContain('admitted');
   });
 
+  it('commits a verification repair in the companion checkout only (L17)', async () => {
+    const d = reserveCompanion(seededLegs, 'verify');
+    const reserved = d.homeLedger();
+    writeFileSync(join(d.api.dir, 'fix.txt'), 'fixed\n');
+    expect((await child('check')).stdout).toContain('admitted');
+    expect((await child('commit')).code).toBe(0);
+    expect(d.api.git('log', '-1', '--format=%s%n%b').trim()).toBe(
+      ['loop: verification fix', `pending: verify | api | ${d.plan.pending.head}`, 'iteration: 3'].join('\n'),
+    );
+    expect(d.api.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('fix.txt');
+    expect(d.homeLedger()).toBe(reserved);
+    expect(d.homeGit('status', '--porcelain')).toBe(` M ${LEDGER}\n`);
+    expect((await child('return', 'DONE')).code).toBe(0);
+  });
+
   it('prompt names the criterion text of a shared criterion in the companion and in the home leg', async () => {
     reserveCompanion(seededLegs, 3);
     const companionPrompt = await prompt();

@@ -1,9 +1,9 @@
 /**
  * The fleet end to end (docs/scale-out.md): a real `restate-server` from node_modules on free ports
  * with a temporary data directory, three `loopchart serve` workers as real processes behind the
- * test balancer (test/support/fleet-balancer.ts, one registered address), bare git remotes, and six
- * loop-engine runs submitted at once with `loopchart submit`: the demo's (a human stop), one whose
- * scripted child makes a paid action, and four one-row loops.
+ * test balancer (test/support/fleet-balancer.ts, one registered address), bare git remotes, six
+ * loop-engine runs submitted at once with `loopchart submit` (the demo's, with a human stop, one
+ * whose scripted child makes a paid action, and four one-row loops) and one crank wave.
  *
  * The smallest fleet that proves each guarantee once: the worker running the paid child is
  * SIGKILLed (with its child) after the paid action and before the step's push, picked without
@@ -12,7 +12,11 @@
  * every clone) ran once. The demo's stop is refused to an unknown operator and a wrong secret, then
  * answered with `loopchart answer`. Every run's pushed ledger, `loop:` subjects and commit SHAs
  * equal those of a local `loopchart run` of the same spec and child from the same commit (commit
- * dates fixed). Then an unsigned request to a worker is refused, a worker stops on SIGTERM with its
+ * dates fixed). Then a crank wave of four lanes (the lane scripts of test/support/fleet-crank.ts)
+ * fans out over the two live workers; a worker running a lane is SIGKILLed while its implementers
+ * wait at their gate, the lanes move to the last worker, and the wave's report equals a local
+ * `loopchart crank` run's, each lane's paid line written once. Then an unsigned request to a
+ * worker is refused, a worker stops on SIGTERM with its
  * result, and the planted operator secret appears in no file and no output of the fleet. Every
  * process is SIGKILLed in afterAll, whatever happened.
  */
@@ -25,6 +29,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -33,6 +38,7 @@ import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crankCommand } from '../../src/cli/crank.js';
 import type { ChildScript } from '../../src/host/child-script.js';
 import {
   DEMO_ANSWER,
@@ -56,7 +62,9 @@ import {
   waitFor,
 } from '../support/fleet.js';
 import { type Balancer, startBalancer } from '../support/fleet-balancer.js';
+import { disjointWave, sortedLines, waveReport, writeLaneScripts } from '../support/fleet-crank.js';
 import { cli, GIT_TEST_ENV } from '../support/loop-repo.js';
+import { stringSinks } from '../support/string-sinks.js';
 
 const root = mkdtempSync(join(tmpdir(), 'loopchart-fleet-'));
 const SECRET = `planted-${randomBytes(12).toString('hex')}`;
@@ -162,6 +170,20 @@ const paid = {
 };
 let fleetChild: string;
 let localChild: string;
+/** The crank wave: four disjoint lanes whose implementers wait for a gate (test/support/fleet-crank.ts). */
+const LANES = ['a', 'b', 'c', 'd'];
+const wave = {
+  remote: join(root, 'crank.git'),
+  branch: 'crank/wave',
+  file: join(root, 'wave.json'),
+  fleetLog: join(root, 'crank-calls.log'),
+  fleetGates: join(root, 'crank-gates'),
+  localLog: join(root, 'crank-calls-local.log'),
+  localGates: join(root, 'crank-gates-local'),
+};
+let agents: { implementer: string; validator: string };
+/** The worker SIGKILLed after the paid action (the crank wave's victim must be another). */
+let paidVictim = -1;
 
 /** Runs a fleet command to its end; its output is kept for the secret check. */
 async function fleet(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -192,10 +214,14 @@ function startWorker(index: number, register: boolean): Started {
       worker.dir,
       '--child',
       fleetChild,
+      '--implementer',
+      agents.implementer,
+      '--validator',
+      agents.validator,
       '--json',
       ...(register ? ['--restate', restate.admin, '--advertise', balancer.url] : []),
     ],
-    ENV,
+    { ...ENV, FLEET_TEST_LOG: wave.fleetLog, FLEET_TEST_GATES: wave.fleetGates },
   );
 }
 
@@ -220,6 +246,24 @@ async function phaseOf(id: string): Promise<string | undefined> {
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, env: { ...process.env, ...ENV }, encoding: 'utf8' });
+
+/** The crank lanes ($LOOPCHART_LANE) of the processes whose working directory is under `dir`. */
+function lanesRunningIn(dir: string): string[] {
+  const lanes = new Set<string>();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cwd = readlinkSync(join('/proc', pid, 'cwd'));
+      if (cwd !== dir && !cwd.startsWith(`${dir}/`)) continue;
+      const lane = readFileSync(join('/proc', pid, 'environ'), 'utf8')
+        .split('\0')
+        .find((entry) => entry.startsWith('LOOPCHART_LANE='));
+      if (lane !== undefined) lanes.add(lane.slice('LOOPCHART_LANE='.length));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return [...lanes].sort();
+}
 
 /**
  * The child every worker runs: the scripted child, and in the paid repository (it holds
@@ -314,6 +358,17 @@ beforeAll(async () => {
     git(seed, 'push', '-q', run.remote, `main:refs/heads/${run.branch}`);
   }
 
+  agents = writeLaneScripts(root);
+  mkdirSync(wave.fleetGates);
+  mkdirSync(wave.localGates);
+  writeFileSync(join(wave.localGates, 'go'), '');
+  writeFileSync(wave.fleetLog, '');
+  writeFileSync(wave.localLog, '');
+  writeFileSync(wave.file, JSON.stringify(disjointWave(LANES)));
+  const crankSeed = prepareRepository(join(root, 'seed-crank'), 'src/a/a.txt', 'a\n', NOOP_SCRIPT);
+  git(root, 'clone', '-q', '--bare', crankSeed, wave.remote);
+  git(crankSeed, 'push', '-q', wave.remote, `main:refs/heads/${wave.branch}`);
+
   for (let i = 0; i < WORKERS; i += 1)
     workers.push({ port: await freePort(), dir: join(root, `worker-${i}`), process: undefined as never });
   balancer = await startBalancer(workers.map((w) => w.port));
@@ -376,6 +431,7 @@ describe('six loop-engine runs on a Restate fleet of three workers', () => {
     );
     const victim = workers.findIndex((w) => clone.startsWith(`${w.dir}/`));
     expect(victim).toBeGreaterThanOrEqual(0);
+    paidVictim = victim;
     expect(clone).toBe(join((workers[victim] as (typeof workers)[number]).dir, paidRun.id as string));
     const killed = (workers[victim] as (typeof workers)[number]).process;
     killed.child.kill('SIGKILL');
@@ -530,6 +586,109 @@ describe('six loop-engine runs on a Restate fleet of three workers', () => {
       git(demoRemote, 'show', `${demoBranch}:${DEMO_PATHS.ledger}`).match(/ran fixture-capture/g),
     ).toHaveLength(1);
   }, 240_000);
+
+  it('fans a crank wave of four lanes out over the workers; another worker dies mid-lane, and the report equals a local crank run', async () => {
+    const submitted = await fleet([
+      'submit',
+      '--crank',
+      wave.file,
+      '--remote',
+      wave.remote,
+      '--branch',
+      wave.branch,
+      '--ingress',
+      restate.ingress,
+      '--credential',
+      paths.credential,
+      '--json',
+    ]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const waveId = parseCliResult(submitted.stdout).runId as string;
+    await waitFor(
+      'every lane to be running',
+      async () =>
+        LANES.every((id) => existsSync(join(wave.fleetGates, `running-${id}`))) ? true : undefined,
+      180_000,
+    );
+    // Mid-lane: the implementers wait at their gate. The lanes each live worker runs, read from the
+    // processes whose working directory is one of its clones.
+    const lanesOn = workers.map((w) => lanesRunningIn(w.dir));
+    const victim = lanesOn.findIndex((lanes, i) => i !== paidVictim && lanes.length > 0);
+    expect(victim).toBeGreaterThanOrEqual(0);
+    expect(victim).not.toBe(paidVictim);
+    const moved = lanesOn[victim] as string[];
+    const killed = (workers[victim] as (typeof workers)[number]).process;
+    killed.child.kill('SIGKILL');
+    killProcessesIn((workers[victim] as (typeof workers)[number]).dir);
+    await killed.ended;
+    expect(readFileSync(wave.fleetLog, 'utf8')).not.toContain('paid');
+    writeFileSync(join(wave.fleetGates, 'go'), '');
+    const status = await waitFor(
+      'the wave to finish',
+      async () => {
+        const response = await fetch(`${restate.ingress}/crank/${waveId}/status`, { method: 'POST' });
+        // biome-ignore lint/suspicious/noExplicitAny: a status, read field by field
+        const body = response.ok ? ((await response.json()) as Record<string, any>) : undefined;
+        return body?.phase === 'finished' ? body : undefined;
+      },
+      240_000,
+      1000,
+    );
+
+    // The same wave and agents, run locally by `loopchart crank` from the same commit.
+    const local = join(root, 'local-crank');
+    git(root, 'clone', '-q', '--branch', wave.branch, wave.remote, local);
+    git(local, 'reset', '-q', '--hard', git(wave.remote, 'rev-list', '--max-parents=0', wave.branch).trim());
+    const saved = { ...process.env };
+    Object.assign(process.env, GIT_TEST_ENV, {
+      FLEET_TEST_LOG: wave.localLog,
+      FLEET_TEST_GATES: wave.localGates,
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: a --json result, read field by field
+    let report: Record<string, any>;
+    try {
+      const { io, out } = stringSinks();
+      const args = [
+        '--wave',
+        wave.file,
+        '--implementer',
+        agents.implementer,
+        '--validator',
+        agents.validator,
+      ];
+      const code = await crankCommand.run([...args, '--repo', local, '--json'], io as never);
+      report = JSON.parse(out.stdout);
+      expect(report.exitCode).toBe(code);
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+    // By hand from the lane scripts: lane b's validator fails it, the others pass, the acceptance
+    // passes, so the wave exits 4.
+    expect(report.lanes.map((lane: { status: string }) => lane.status)).toEqual([
+      'PASS',
+      'FAIL',
+      'PASS',
+      'PASS',
+    ]);
+    expect(report.exitCode).toBe(4);
+    expect(
+      waveReport({
+        ...status.result.evidence,
+        exitCode: status.result.exitCode,
+        terminal: status.result.terminal,
+      }),
+    ).toEqual(waveReport(report as never));
+    // Every lane paid once and was validated once; the lanes on the dead worker started again.
+    const once = [...LANES.flatMap((id) => [`paid ${id}`, `validate ${id} 0`]), 'acceptance'];
+    const started = [...LANES, ...moved].map((id) => `implement ${id} 0`);
+    expect(sortedLines(readFileSync(wave.fleetLog, 'utf8'))).toEqual([...once, ...started].sort());
+    expect(sortedLines(readFileSync(wave.localLog, 'utf8'))).toEqual(
+      [...once, ...LANES.map((id) => `implement ${id} 0`)].sort(),
+    );
+    for (const id of LANES)
+      expect(git(wave.remote, 'show', `${wave.branch}:src/${id}/out.txt`)).toBe(`done by ${id}\n`);
+  }, 420_000);
 
   it('refuses a request to a worker that the Restate server did not sign', async () => {
     const live = workers.find(

@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { type EnvironmentState, environmentState } from './environment-marker.js';
 import { terminateMarkedProcesses } from './marked-processes.js';
 import {
   commandLineText,
@@ -12,6 +14,9 @@ import {
 // in its jobs file. Each carries the dispatch's marker (its `LOOPCHART_TASK` value, unique to one
 // dispatch of one worktree) unless it cleared its environment, which proves it descends from the
 // child: the loop owns it and ends it. What the loop cannot prove is named, never signalled.
+
+/** How long after the sweep an unreadable process is looked at again. */
+const SECOND_LOOK_MS = 100;
 
 /** One process the sweep found. */
 export interface LeftoverProcess {
@@ -72,15 +77,19 @@ export async function endDispatchLeftovers(options: DispatchLeftoverOptions): Pr
   if (result === null) return { terminated: [], survivors: [], unproven: [], scanFailed: true };
   const withCommand = (pid: number): LeftoverProcess => ({ pid, command: result.commands.get(pid) ?? null });
   const after = startTicksAfter(options.childStartIdentity ?? null);
-  const unproven =
-    after === null
-      ? []
-      : result.unreadable
-          .filter((pid) => after(pid))
-          .map((pid) => {
-            const args = readCommandLine(pid);
-            return { pid, command: args === null ? null : commandLineText(args) };
-          });
+  // An unreadable process started after the child is looked at once more, a moment later: one
+  // caught mid-exec or mid-exit (another program's, as often as not) is readable or gone by then.
+  // Only one still alive and still unreadable, or now marked (it was not signalled), is named.
+  const candidates = after === null ? [] : result.unreadable.filter((pid) => after(pid));
+  if (candidates.length > 0) await delay(SECOND_LOOK_MS);
+  const unproven = candidates
+    .filter(
+      (pid) => after?.(pid) === true && isStillUnproven(environmentState(pid, options.name, options.value)),
+    )
+    .map((pid) => {
+      const args = readCommandLine(pid);
+      return { pid, command: args === null ? null : commandLineText(args) };
+    });
   return {
     terminated: result.terminated.map(withCommand),
     survivors: result.survivors.map(withCommand),
@@ -127,4 +136,8 @@ export function leftoverNotices(leftovers: DispatchLeftovers): string[] {
       `${leftovers.unproven.length} processes started during the dispatch whose environment cannot be read, not signalled: ${list(leftovers.unproven)}`,
     );
   return lines;
+}
+
+function isStillUnproven(state: EnvironmentState): boolean {
+  return state === 'unreadable' || state === 'marked';
 }

@@ -69,3 +69,29 @@ function isOwnProcess(pid: number, uid: number | undefined): boolean {
     return false;
   }
 }
+
+/** What {@link environmentState} found for one process. */
+export type EnvironmentState = 'marked' | 'unmarked' | 'unreadable' | 'gone';
+
+/**
+ * Reads one process's environment again: whether it holds exactly `name=value`, cannot be read
+ * although the process is alive, or the process is gone (or a zombie). A process caught while it
+ * execs or exits can be unreadable for a moment; a second look tells those from a process that
+ * keeps its environment closed.
+ *
+ * @param pid the process
+ * @param name the variable name
+ * @param value its exact value
+ */
+export function environmentState(pid: number, name: string, value: string): EnvironmentState {
+  let environ: string;
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    const stat = readProcessStat(pid);
+    return stat === null || stat.state === 'Z' ? 'gone' : 'unreadable';
+  }
+  const stat = readProcessStat(pid);
+  if (stat === null || stat.state === 'Z') return 'gone';
+  return environ.split('\0').includes(`${name}=${value}`) ? 'marked' : 'unmarked';
+}

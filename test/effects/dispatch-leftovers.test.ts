@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endDispatchLeftovers, leftoverNotices } from '../../src/effects/dispatch-leftovers.js';
+import { environmentState } from '../../src/effects/environment-marker.js';
 import { isProcessAlive, readStartIdentity } from '../../src/effects/process-identity.js';
 import { eventually, killStartedGroups, trackGroup } from './processes.js';
 
@@ -103,5 +104,22 @@ describe('leftoverNotices', () => {
     expect(leftoverNotices({ terminated: [], survivors: [], unproven: [], scanFailed: true })).toEqual([
       'cannot list processes (/proc): unrecorded background work of the child cannot be ruled out',
     ]);
+  });
+});
+
+describe('environmentState (the second look at a process that was unreadable)', () => {
+  it('tells a marked process, an unmarked one and one that has exited apart', async () => {
+    const value = markerValue();
+    const marked = await sleeper({ [MARKER]: value });
+    const unmarked = await sleeper({ PATH: process.env.PATH ?? '/usr/bin:/bin' }, true);
+    expect(environmentState(marked, MARKER, value)).toBe('marked');
+    expect(environmentState(marked, MARKER, `${value}.other`)).toBe('unmarked');
+    expect(environmentState(unmarked, MARKER, value)).toBe('unmarked');
+
+    const exited = spawn('true', [], { stdio: 'ignore' });
+    const pid = exited.pid;
+    if (pid === undefined) throw new Error('could not start true');
+    await new Promise((resolve) => exited.once('close', resolve));
+    expect(environmentState(pid, MARKER, value)).toBe('gone');
   });
 });

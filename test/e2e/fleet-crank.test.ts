@@ -380,5 +380,17 @@ describe('an rpi run on a Restate fleet', () => {
       ['rpi', 'failed'],
     ]);
     expect(listed[1]?.result.report).toEqual(local.report);
+    // And for people: the kind, the branch, the phase and result, each lane on its branch.
+    const text = await fleet(['runs', '--ingress', restate.ingress]);
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines).toContain(
+      `${listed[0]?.runId}  crank ${WAVE_BRANCH}  finished, evidenced (exit 4) at ${git(remote, 'rev-parse', WAVE_BRANCH).slice(0, 12)}`,
+    );
+    expect(lines).toContain(`  lane b on ${WAVE_BRANCH}.lane-2-b: FAIL`);
+    expect(lines).toContain(
+      `${runId}  rpi ${RPI_BRANCH}  finished, converged (exit 0) at ${git(remote, 'rev-parse', RPI_BRANCH).slice(0, 12)}`,
+    );
+    expect(lines.some((line) => line.includes('fleet.branch-missing'))).toBe(true);
   }, 240_000);
 });

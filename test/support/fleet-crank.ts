@@ -16,7 +16,7 @@ import { join } from 'node:path';
 const IMPLEMENTER = `lane="\${LOOPCHART_LANE:-solo}"
 echo "implement $lane $LOOPCHART_ROUND" >> "$FLEET_TEST_LOG"
 : > "$FLEET_TEST_GATES/running-$lane"
-while [ ! -e "$FLEET_TEST_GATES/go" ]; do sleep 0.05; done
+while [ ! -e "$FLEET_TEST_GATES/go" ]; do sleep 0.2; done
 mkdir -p "src/$lane" && echo "done by $lane" > "src/$lane/out.txt"
 echo "paid $lane" >> "$FLEET_TEST_LOG"
 `;

@@ -305,6 +305,22 @@ describe('a crank wave on a Restate fleet', () => {
     for (const id of LANES)
       expect(git(remote, 'show', `${WAVE_BRANCH}:src/${id}/out.txt`)).toBe(`done by ${id}\n`);
     expect(status.result.head).toBe(git(remote, 'rev-parse', WAVE_BRANCH).trim());
+
+    // A lane runs only when the wave calls it: the ingress refuses it, and nothing runs.
+    const intruder = await fetch(`${restate.ingress}/rpi/${waveId}.9/lane`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        wave: { remote, branch: WAVE_BRANCH, wave: disjointWave(LANES) },
+        waveId,
+        index: 0,
+        base: status.base,
+      }),
+    });
+    expect(intruder.status).toBeGreaterThanOrEqual(400);
+    expect(intruder.status).toBeLessThan(500);
+    expect(existsSync(join(paths.workDir, `${waveId}.9`))).toBe(false);
+    expect((await statusOf('rpi', `${waveId}.9`))?.phase).toBe('unknown');
   }, 360_000);
 });
 

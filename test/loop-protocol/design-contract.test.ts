@@ -159,9 +159,14 @@ describe('the rendered design', () => {
 
 describe('auditing a run against its contract', () => {
   const contractWithBudget = (iterationBudget: number) => ({ iterationBudget }) as unknown as EntryContract;
-  const success = { rule: 'success', success: true, evidence: ['npm test exit 0'] };
+  const success = {
+    rule: 'success',
+    success: true,
+    reason: 'npm test passes',
+    evidence: ['npm test exit 0'],
+  };
   const finished = (cycle: number) =>
-    record({ cycle, decision: 'stop', terminalCheck: success, action: null }) as ReturnType<typeof record>;
+    record({ cycle, decision: 'stop', terminalCheck: success, action: null });
 
   it('finds nothing in a complete run within its budget (exactly the budget is within it)', () => {
     const records = [record({ cycle: 1, decision: 'continue', action: null }), finished(2)];

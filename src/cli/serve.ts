@@ -26,7 +26,7 @@ const OPTIONS = {
 } as const;
 
 const HELP = `usage: loopchart serve --identity-key <publickeyv1_…> --operators <file> --work-dir <dir>
-                       --child "<cmd>" [--implementer "<cmd>" --validator "<cmd>"
+                       [--child "<cmd>"] [--implementer "<cmd>" --validator "<cmd>"
                        [--cross-family "<cmd>"] [--plan "<cmd>"]] [--restate <admin URL>]
                        [--port <n>] [--host <addr>] [--advertise <url>] [--json]
 
@@ -39,7 +39,8 @@ key are served.
   --identity-key <key>   the Restate server's request-identity public key (repeatable; required)
   --operators <file>     who may submit and answer: one "<name> <secret>" per line (required)
   --work-dir <dir>       where this worker keeps its clones (required)
-  --child "<cmd>"        the child every loop run of this worker dispatches (required)
+  --child "<cmd>"        the child every loop run of this worker dispatches (without it, the
+                         worker refuses loop runs; give it, --implementer and --validator, or all)
   --implementer "<cmd>"  the implementer of rpi runs and crank lanes (with --validator; without
                          them the worker refuses rpi runs and waves)
   --validator "<cmd>"    the fresh validator of rpi runs and crank lanes
@@ -75,7 +76,8 @@ export const serveCommand: CliCommand = {
     };
     const operators = readCredentials(need('operators', values.operators));
     const workDir = resolve(need('work-dir', values['work-dir']));
-    const child = need('child', values.child);
+    const child = values.child;
+    if (child === '') throw new UsageError('serve: --child is empty');
     if ((values.implementer === undefined) !== (values.validator === undefined))
       throw new UsageError(
         'serve: give --implementer and --validator together (rpi runs and crank lanes need both)',
@@ -89,6 +91,10 @@ export const serveCommand: CliCommand = {
             crossFamily: values['cross-family'] ?? null,
             plan: values.plan ?? null,
           };
+    if (child === undefined && agents === undefined)
+      throw new UsageError(
+        'serve: give --child (loop runs), or --implementer and --validator (rpi runs and crank lanes), or both',
+      );
     const { startWorker } = await import('../fleet/serve.js');
     const worker = await startWorker({
       port: integerOption('serve', 'port', values.port, 9080, 0),
@@ -98,7 +104,7 @@ export const serveCommand: CliCommand = {
       identityKeys: values['identity-key'] ?? [],
       operators,
       workDir,
-      child,
+      ...(child === undefined ? {} : { child }),
       ...(agents === undefined ? {} : { agents }),
     });
     // On stderr, so that with --json stdout holds only the result printed when the worker stops.

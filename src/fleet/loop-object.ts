@@ -132,6 +132,12 @@ export function createFleetObjects(sdk: typeof Restate, settings: LoopObjectSett
           verifyRequest(settings.operators, 'submit', runId, request, body?.auth, Date.now()),
         );
         if (!admitted.ok) throw terminal(sdk, admitted.reason, 401);
+        if (settings.child === undefined)
+          throw terminal(
+            sdk,
+            'this worker runs no loop runs: start it with --child (fleet.not-configured)',
+            400,
+          );
         if (
           typeof request?.remote !== 'string' ||
           typeof request.spec !== 'string' ||
@@ -227,6 +233,12 @@ export function createFleetObjects(sdk: typeof Restate, settings: LoopObjectSett
             Date.now(),
           );
           if (!admitted.ok) throw terminal(sdk, admitted.reason, 401);
+          if (settings.child === undefined)
+            throw terminal(
+              sdk,
+              'this worker runs no loop runs: start it with --child (fleet.not-configured)',
+              400,
+            );
           if (typeof body.run?.remote !== 'string' || fleetRunId(body.run) !== ctx.key)
             throw terminal(sdk, `run ${ctx.key}: the request does not name this run`, 400);
           return { by: admitted.by, runId: ctx.key };

@@ -7,6 +7,7 @@
  * loop resumes from exactly as after a local crash).
  */
 import { join } from 'node:path';
+import { InputError } from '../common/errors.js';
 import { createGitPort } from '../effects/git.js';
 import { resolveGitDir } from '../effects/git-dir.js';
 import type { HumanStop } from '../gauntlet/human-stop.js';
@@ -37,8 +38,11 @@ export interface FleetRunRequest extends RunCoordinates {
 export interface WorkerSettings {
   /** Where the worker keeps one clone per run id. */
   readonly workDir: string;
-  /** The child command every run of this worker dispatches. */
-  readonly child: string;
+  /**
+   * The child command every loop run of this worker dispatches; absent on a worker that serves
+   * only rpi runs and crank lanes (its `loop` object refuses runs: `fleet.not-configured`).
+   */
+  readonly child?: string;
 }
 
 /** A reply to a stop, admitted by the `answer` handler. */
@@ -71,6 +75,9 @@ export async function runFleetStep(
   request: FleetRunRequest,
   answer: GivenAnswer | undefined,
 ): Promise<StepOutcome> {
+  const child = settings.child;
+  if (child === undefined)
+    throw new InputError('fleet.not-configured', 'this worker runs no loop runs: start it with --child');
   const clone = join(settings.workDir, runId);
   await prepareClone(request.remote, request.branch, clone);
   // Paid actions: a reservation in this clone is made on the remote first (F11), so a retry of this
@@ -81,7 +88,7 @@ export async function runFleetStep(
     worktree: clone,
     spec: request.spec,
     ...(request.ledger === undefined ? {} : { ledger: request.ledger }),
-    child: settings.child,
+    child,
     ...(request.verification === undefined ? {} : { verification: request.verification }),
     ...(answer === undefined ? {} : { answer: answer.reply }),
     ...(request.waiveConformanceReview === true ? { waiveConformanceReview: true } : {}),

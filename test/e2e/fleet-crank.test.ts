@@ -97,8 +97,6 @@ function startWorker(register: boolean): Started {
       paths.operators,
       '--work-dir',
       paths.workDir,
-      '--child',
-      'true',
       '--implementer',
       agents.implementer,
       '--validator',
@@ -187,7 +185,7 @@ afterAll(async () => {
 describe('a crank wave on a Restate fleet', () => {
   let waveId: string;
 
-  it('refuses a wave whose lanes overlap, before anything is queued', async () => {
+  it('refuses a wave whose lanes overlap, and a loop run on a worker without a child, before anything is queued', async () => {
     const overlapping = join(root, 'overlapping.json');
     // No regen_surfaces declared: unknown overlap counts as overlap (docs/rpi.md), so the lanes
     // could not run at once on separate branches.
@@ -217,6 +215,19 @@ describe('a crank wave on a Restate fleet', () => {
     expect(error.code).toBe('fleet.rejected');
     expect(error.message).toContain('fleet.lanes-conflict');
     expect(error.message).toContain('x and y (regen-unknown)');
+
+    // This worker was started without --child: it refuses loop runs, before anything is queued.
+    const loop = await fleet([
+      'submit',
+      '--spec',
+      'docs/spec.md',
+      ...args,
+      '--credential',
+      paths.credential,
+      '--json',
+    ]);
+    expect(loop.code, loop.stderr).toBe(2);
+    expect(parseCliResult(loop.stdout).error.message).toContain('fleet.not-configured');
   }, 60_000);
 
   it('fans the lanes out, survives its worker being SIGKILLed mid-lane, and reports what a local crank reports', async () => {

@@ -84,3 +84,54 @@ describe('none as a time or cost budget', () => {
     }
   });
 });
+
+describe('the findings of the text form', () => {
+  it('names each bad line with its code and reason, listed by line', () => {
+    const parsed = parseEntryContract(
+      [
+        '  an indented line first',
+        'Iteration budget: 0',
+        'Colour: blue',
+        '',
+        'just some words',
+        'Outcome: the count reaches 0',
+        'outcome: again',
+      ].join('\n'),
+    );
+    expect(parsed.findings).toEqual([
+      {
+        code: 'loop-protocol.entry.line-unrecognized',
+        line: 1,
+        reason: 'an indented line continues no field; start with "Field: value"',
+      },
+      {
+        code: 'loop-protocol.entry.iteration-budget-invalid',
+        line: 2,
+        reason:
+          'Iteration or poll budget "0" must be a whole number from 1 to 1000000, e.g. "6" or "6 iterations"',
+      },
+      {
+        code: 'loop-protocol.entry.field-unknown',
+        line: 3,
+        reason: '"Colour" is not a field of the entry contract',
+      },
+      {
+        code: 'loop-protocol.entry.line-unrecognized',
+        line: 5,
+        reason: '"just some words" is not a "Field: value" line',
+      },
+      {
+        code: 'loop-protocol.entry.field-duplicate',
+        line: 7,
+        reason: 'Outcome is given again (first on line 6); give each field once',
+      },
+    ]);
+    expect(parsed.contract.outcome).toBe('the count reaches 0');
+  });
+
+  it('takes a value that starts on the indented line below its label', () => {
+    const parsed = parseEntryContract('Outcome:\n  the count\n  reaches 0\n');
+    expect(parsed.findings).toEqual([]);
+    expect(parsed.contract.outcome).toBe('the count\nreaches 0');
+  });
+});

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   auditRun,
   type ContractDesign,
+  completeEntryContract,
   designEntryContract,
   type EntryContract,
   renderContractDesign,
@@ -203,5 +204,20 @@ describe('auditing a run against its contract', () => {
         reason: 'cycle 3: "pin the clock" was applied but never verified and decided',
       },
     ]);
+  });
+});
+
+describe('a present field that breaks the schema', () => {
+  it('is named by its property, or as the contract for a property the contract does not have', () => {
+    const bad = completeEntryContract({ iterationBudget: 0 });
+    expect(bad.kind).toBe('invalid');
+    if (bad.kind !== 'invalid') return;
+    expect(bad.findings.map((f) => [f.code, f.line])).toEqual([['loop-protocol.entry.field-invalid', 0]]);
+    expect(bad.findings[0]?.reason.startsWith('iterationBudget: ')).toBe(true);
+    const unknown = completeEntryContract({ colour: 'blue' } as never);
+    expect(unknown.kind).toBe('invalid');
+    if (unknown.kind !== 'invalid') return;
+    expect(unknown.findings[0]?.reason.startsWith('contract: ')).toBe(true);
+    expect(unknown.findings[0]?.reason.length).toBeGreaterThan('contract: '.length);
   });
 });

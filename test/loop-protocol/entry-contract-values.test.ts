@@ -135,3 +135,42 @@ describe('the findings of the text form', () => {
     expect(parsed.contract.outcome).toBe('the count\nreaches 0');
   });
 });
+
+describe('the shorter labels', () => {
+  it('each fills the field whose label it shortens', () => {
+    const cases: [string, string, string, unknown][] = [
+      ['Non goals', 'nonGoals', 'no refactors', 'no refactors'],
+      ['Environment', 'environment', 'main', 'main'],
+      ['Checkout', 'environment', 'main', 'main'],
+      ['Actor', 'actor', 'this loop', 'this loop'],
+      ['Sole writer', 'actor', 'this loop', 'this loop'],
+      ['Evaluator', 'evaluator', 'npm test', 'npm test'],
+      ['Guard', 'evaluator', 'npm test', 'npm test'],
+      ['Checkpoint', 'checkpoint', 'git stash', 'git stash'],
+      ['Rollback boundary', 'checkpoint', 'git stash', 'git stash'],
+      ['Iteration budget', 'iterationBudget', '6', 6],
+      ['Poll budget', 'iterationBudget', '6', 6],
+      ['Time budget', 'timeOrCostBudget', 'none', {}],
+      ['Cost budget', 'timeOrCostBudget', 'none', {}],
+      ['Plateau', 'plateauRule', 'stop after 3 non-improving cycles', 'stop after 3 non-improving cycles'],
+      [
+        'No-progress rule',
+        'plateauRule',
+        'stop after 3 non-improving cycles',
+        'stop after 3 non-improving cycles',
+      ],
+      [
+        'Plateau rule',
+        'plateauRule',
+        'stop after 3 non-improving cycles',
+        'stop after 3 non-improving cycles',
+      ],
+      ['Wakeup', 'wakeup', 'none', 'none'],
+    ];
+    for (const [label, field, text, value] of cases) {
+      const parsed = parseEntryContract(`${label}: ${text}\n`);
+      expect(parsed.findings, label).toEqual([]);
+      expect((parsed.contract as Record<string, unknown>)[field], label).toEqual(value);
+    }
+  });
+});

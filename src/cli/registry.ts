@@ -113,6 +113,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./runs.js')).runsCommand,
   },
   {
+    name: 'reserve',
+    summary:
+      'reserve a paid or external action of an rpi run or crank lane once, fleet-wide, before launching it',
+    load: async () => (await import('./reserve.js')).reserveCommand,
+  },
+  {
     name: 'viz',
     summary:
       'draw machines as SVG, DOT, Mermaid or JSON, or export them as XState JSON or SCXML (registered or from a module)',

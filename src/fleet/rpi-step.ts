@@ -34,6 +34,7 @@ import {
   runWaveLane,
 } from '../host/crank-runner.js';
 import { createRpiRunner } from '../host/rpi-runner.js';
+import { configureReservations, spendReservationPrefix } from '../host/spend-reservations.js';
 import { headOf, prepareClone, pushClone } from './worker-clone.js';
 
 /** The agent commands of an rpi/crank worker (`serve --implementer …`): the worker's, never a submitter's. */
@@ -185,6 +186,9 @@ async function ownClone(remote: string, key: string, workDir: string, branch: st
     await git(workDir, ['clone', '-q', '--no-checkout', remote, key]);
     await git(clone, ['checkout', '-q', '-B', branch, start]);
   }
+  // An agent's `loopchart reserve <action>` in this clone creates the reservation on the remote
+  // (F16): a lane or run retried on another worker is refused a paid action it already reserved.
+  await configureReservations(clone, spendReservationPrefix(key));
   return clone;
 }
 

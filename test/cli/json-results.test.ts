@@ -39,6 +39,7 @@ const VALIDATED_IN: Record<string, string> = {
   submit: 'test/e2e/fleet.test.ts',
   answer: 'test/e2e/fleet.test.ts',
   runs: 'test/e2e/fleet.test.ts',
+  reserve: 'test/cli/reserve.test.ts',
 };
 /** Commands without `--json`: the scripted child's stdout is the child protocol, not a result. */
 const NO_JSON = new Set(['scripted-child']);

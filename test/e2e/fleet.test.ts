@@ -13,8 +13,9 @@
  * answered with `loopchart answer`. Every run's pushed ledger, `loop:` subjects and commit SHAs
  * equal those of a local `loopchart run` of the same spec and child from the same commit (commit
  * dates fixed). Then a crank wave of four lanes (the lane scripts of test/support/fleet-crank.ts)
- * fans out over the two live workers; a worker running a lane is SIGKILLed while its implementers
- * wait at their gate, the lanes move to the last worker, and the wave's report equals a local
+ * fans out over the two live workers; a worker running a lane is SIGKILLed while its implementers,
+ * which have paid (through `loopchart reserve`), wait at their gate, the lanes move to the last
+ * worker and are refused their reservations, and the wave's report equals a local
  * `loopchart crank` run's, each lane's paid line written once. Then an unsigned request to a
  * worker is refused, a worker stops on SIGTERM with its
  * result, and the planted operator secret appears in no file and no output of the fleet. Every
@@ -358,7 +359,7 @@ beforeAll(async () => {
     git(seed, 'push', '-q', run.remote, `main:refs/heads/${run.branch}`);
   }
 
-  agents = writeLaneScripts(root);
+  agents = writeLaneScripts(root, `${JSON.stringify(process.execPath)} ${JSON.stringify(cliPath)}`);
   mkdirSync(wave.fleetGates);
   mkdirSync(wave.localGates);
   writeFileSync(join(wave.localGates, 'go'), '');
@@ -621,7 +622,10 @@ describe('six loop-engine runs on a Restate fleet of three workers', () => {
     killed.child.kill('SIGKILL');
     killProcessesIn((workers[victim] as (typeof workers)[number]).dir);
     await killed.ended;
-    expect(readFileSync(wave.fleetLog, 'utf8')).not.toContain('paid');
+    // Every lane has paid (its reservation is on the wave's remote) before it waits at its gate.
+    expect(sortedLines(readFileSync(wave.fleetLog, 'utf8')).filter((l) => l.startsWith('paid'))).toEqual(
+      LANES.map((id) => `paid ${id}`),
+    );
     writeFileSync(join(wave.fleetGates, 'go'), '');
     const status = await waitFor(
       'the wave to finish',
@@ -679,7 +683,11 @@ describe('six loop-engine runs on a Restate fleet of three workers', () => {
         terminal: status.result.terminal,
       }),
     ).toEqual(waveReport(report as never));
-    // Every lane paid once and was validated once; the lanes on the dead worker started again.
+    // Every lane paid once and was validated once; the lanes on the dead worker started again, on
+    // another worker, and were refused their reservation: one reservation ref per lane.
+    expect(
+      git(wave.remote, 'for-each-ref', '--format=%(refname)', 'refs/loopchart-spend/').trim().split('\n'),
+    ).toHaveLength(LANES.length);
     const once = [...LANES.flatMap((id) => [`paid ${id}`, `validate ${id} 0`]), 'acceptance'];
     const started = [...LANES, ...moved].map((id) => `implement ${id} 0`);
     expect(sortedLines(readFileSync(wave.fleetLog, 'utf8'))).toEqual([...once, ...started].sort());

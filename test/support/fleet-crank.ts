@@ -21,6 +21,22 @@ mkdir -p "src/$lane" && echo "done by $lane" > "src/$lane/out.txt"
 echo "paid $lane" >> "$FLEET_TEST_LOG"
 `;
 
+/**
+ * The implementer that pays before it waits (test/e2e/fleet.test.ts): it writes its lane's file,
+ * reserves its paid action with `<cli> reserve` and appends `paid <lane>` only when the
+ * reservation was granted, then creates `running-<lane>` and waits for the gate. A lane killed at
+ * the gate has paid; retried on another worker it is refused the reservation and does not pay.
+ */
+function payingImplementer(reserve: string): string {
+  return `lane="\${LOOPCHART_LANE:-solo}"
+echo "implement $lane $LOOPCHART_ROUND" >> "$FLEET_TEST_LOG"
+mkdir -p "src/$lane" && echo "done by $lane" > "src/$lane/out.txt"
+if ${reserve} reserve "pay for $lane round $LOOPCHART_ROUND" >/dev/null; then echo "paid $lane" >> "$FLEET_TEST_LOG"; fi
+: > "$FLEET_TEST_GATES/running-$lane"
+while [ ! -e "$FLEET_TEST_GATES/go" ]; do sleep 0.2; done
+`;
+}
+
 /** The validator: lane b FAILs with finding f1, every other subject PASSes. */
 const VALIDATOR = `lane="\${LOOPCHART_LANE:-solo}"
 echo "validate $lane $LOOPCHART_ROUND" >> "$FLEET_TEST_LOG"
@@ -31,9 +47,13 @@ fi
 printf '{"status":"PASS","findings":[],"subject_digest":"%s","evidence_refs":[],"validator_family":"test"}\\n' "$LOOPCHART_SUBJECT_DIGEST"
 `;
 
-/** The agent commands, written under `dir`; the same strings for the fleet and the local run. */
-export function writeLaneScripts(dir: string): { implementer: string; validator: string } {
-  writeFileSync(join(dir, 'implement.sh'), IMPLEMENTER);
+/**
+ * The agent commands, written under `dir`; the same strings for the fleet and the local run. With
+ * `reserve` (the command that runs `loopchart`), the implementer pays before its gate, through
+ * `loopchart reserve`.
+ */
+export function writeLaneScripts(dir: string, reserve?: string): { implementer: string; validator: string } {
+  writeFileSync(join(dir, 'implement.sh'), reserve === undefined ? IMPLEMENTER : payingImplementer(reserve));
   writeFileSync(join(dir, 'validate.sh'), VALIDATOR);
   return {
     implementer: `sh ${JSON.stringify(join(dir, 'implement.sh'))}`,

@@ -11,15 +11,12 @@ import { finalCiLine, type RiskDeclaration } from '../../machines/rpi.js';
 import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import { crashAtHookFromEnvironment, crashHookFromEnvironment } from '../host/crash-hook.js';
-import { createRpiRunner, type RpiRunResult } from '../host/rpi-runner.js';
+import { createRpiRunner, type RpiRunResult, rpiExitCode, rpiRunFailure } from '../host/rpi-runner.js';
 import { presetHelp, RPI_AGENT_OPTIONS, rpiCommands } from './agent-options.js';
 import { integerOption, parseCommandArgs } from './args.js';
 import type { CliCommand, CliIo } from './command.js';
 import { CLI_RESULT_SCHEMA_ID } from './json-result.js';
 import { terminalSafeIo } from './terminal-safe-io.js';
-
-/** Exit code of a run that reached a stop without converging (its report is printed). */
-export const EXIT_NOT_CONVERGED = 4;
 
 const HELP = `usage: loopchart rpi --implementer "<cmd>" --validator "<cmd>" [options]
 
@@ -150,12 +147,10 @@ export function sideEffectHook(): { onSideEffect?: (name: string, count: number)
 function report(result: RpiRunResult, json: boolean | undefined, io: CliIo): number {
   const { outcome, transcriptPath, resumed } = result;
 
-  if (outcome.terminal === 'round_rejected' || outcome.terminal === 'failed') {
-    const input = outcome.terminal === 'round_rejected' || outcome.failure?.input === true;
-    const exitCode = input ? 2 : 1;
-    const code = outcome.failure?.code ?? 'rpi.round-rejected';
-    const message = outcome.failure?.message ?? 'the validators returned a round that cannot be judged';
-    const findings = outcome.failure?.findings ?? outcome.rejection;
+  const failure = rpiRunFailure(outcome);
+  const exitCode = rpiExitCode(outcome);
+  if (failure !== null) {
+    const { input, code, message, findings } = failure;
     if (json) {
       io.stdout.write(
         `${JSON.stringify({
@@ -177,7 +172,6 @@ function report(result: RpiRunResult, json: boolean | undefined, io: CliIo): num
     return exitCode;
   }
 
-  const exitCode = outcome.converged ? 0 : EXIT_NOT_CONVERGED;
   if (json) {
     io.stdout.write(
       `${JSON.stringify({

@@ -33,7 +33,7 @@ import {
   laneDirName,
   runWaveLane,
 } from '../host/crank-runner.js';
-import { createRpiRunner } from '../host/rpi-runner.js';
+import { createRpiRunner, rpiExitCode, rpiRunFailure } from '../host/rpi-runner.js';
 import { configureReservations, spendReservationPrefix } from '../host/spend-reservations.js';
 import { headOf, prepareClone, pushClone } from './worker-clone.js';
 
@@ -290,11 +290,9 @@ export async function runFleetRpi(
     }).run();
     const { outcome } = result;
     const head = await pushSnapshot(clone, request.branch, `rpi: ${outcome.terminal}`);
-    const input = outcome.terminal === 'round_rejected' || outcome.failure?.input === true;
-    const noReport = outcome.terminal === 'round_rejected' || outcome.terminal === 'failed';
+    const failure = rpiRunFailure(outcome);
     const done: FleetRpiResult = {
-      // The exit codes of `loopchart rpi` (docs/rpi.md): 2 input, 1 failed, 0 converged, else 4.
-      exitCode: noReport ? (input ? 2 : 1) : outcome.converged ? 0 : 4,
+      exitCode: rpiExitCode(outcome),
       terminal: outcome.terminal,
       stopReason: outcome.stopReason,
       converged: outcome.converged,
@@ -303,12 +301,7 @@ export async function runFleetRpi(
       stageNote: outcome.stageNote,
       finalCi: outcome.finalCi,
       report: outcome.report,
-      error: noReport
-        ? {
-            code: outcome.failure?.code ?? 'rpi.round-rejected',
-            message: outcome.failure?.message ?? 'the validators returned a round that cannot be judged',
-          }
-        : null,
+      error: failure === null ? null : { code: failure.code, message: failure.message },
       transcript: result.transcriptPath,
       head,
     };

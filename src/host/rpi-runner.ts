@@ -23,6 +23,7 @@ import {
   type ValidateRequest,
 } from '../../machines/rpi.js';
 import { InputError, LoopchartError, UsageError } from '../common/errors.js';
+import type { Finding } from '../common/finding.js';
 import { checkRepairRounds } from '../convergence/repair-budget.js';
 import { throwIfAborted } from '../effects/abort.js';
 import { CommandFailedError } from '../effects/command-error.js';
@@ -121,6 +122,39 @@ export interface RpiRunResult {
   readonly resumed: boolean;
   /** Records that the outcome reached the caller (see `holdReport`). */
   markReported(): Promise<void>;
+}
+
+/** Why an RPI run produced no report (`round_rejected` or `failed`), as `loopchart rpi` reports it. */
+export interface RpiRunFailure {
+  /** Whether the cause is the user's input or configuration (exit code 2), else 1. */
+  readonly input: boolean;
+  readonly code: string;
+  readonly message: string;
+  readonly findings: readonly Finding[];
+}
+
+/**
+ * Why the run produced no report, or `null` when it produced one. A rejected round (the validators
+ * returned one that cannot be judged) counts as input.
+ */
+export function rpiRunFailure(outcome: RpiOutcome): RpiRunFailure | null {
+  if (outcome.terminal !== 'round_rejected' && outcome.terminal !== 'failed') return null;
+  return {
+    input: outcome.terminal === 'round_rejected' || outcome.failure?.input === true,
+    code: outcome.failure?.code ?? 'rpi.round-rejected',
+    message: outcome.failure?.message ?? 'the validators returned a round that cannot be judged',
+    findings: outcome.failure?.findings ?? outcome.rejection,
+  };
+}
+
+/**
+ * The exit code of `loopchart rpi` for an outcome (docs/rpi.md): 2 input, 1 failed, 0 converged,
+ * 4 a report that is not converged. The CLI and a fleet worker both give it.
+ */
+export function rpiExitCode(outcome: RpiOutcome): number {
+  const failure = rpiRunFailure(outcome);
+  if (failure !== null) return failure.input ? 2 : 1;
+  return outcome.converged ? 0 : 4;
 }
 
 /** A prepared RPI run. */

@@ -34,7 +34,6 @@ export function findProcessesWithEnvironment(name: string, value: string): Marke
   } catch {
     return null;
   }
-  const needle = `${name}=${value}`;
   const uid = process.getuid?.();
   const pids: number[] = [];
   const unreadable: number[] = [];
@@ -42,19 +41,10 @@ export function findProcessesWithEnvironment(name: string, value: string): Marke
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     if (pid === process.pid) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-    } catch {
-      // Gone meanwhile, or another user's process.
-      const stat = readProcessStat(pid);
-      if (stat !== null && stat.state !== 'Z' && isOwnProcess(pid, uid)) unreadable.push(pid);
-      continue;
-    }
-    if (!environ.split('\0').includes(needle)) continue;
-    const stat = readProcessStat(pid);
-    if (stat === null || stat.state === 'Z') continue;
-    pids.push(pid);
+    const state = environmentState(pid, name, value);
+    if (state === 'marked') pids.push(pid);
+    // Another user's process is unreadable too: only this user's are reported.
+    else if (state === 'unreadable' && isOwnProcess(pid, uid)) unreadable.push(pid);
   }
   return { pids: pids.sort((a, b) => a - b), unreadable: unreadable.sort((a, b) => a - b) };
 }
@@ -91,7 +81,7 @@ export function environmentState(pid: number, name: string, value: string): Envi
     const stat = readProcessStat(pid);
     return stat === null || stat.state === 'Z' ? 'gone' : 'unreadable';
   }
+  if (!environ.split('\0').includes(`${name}=${value}`)) return 'unmarked';
   const stat = readProcessStat(pid);
-  if (stat === null || stat.state === 'Z') return 'gone';
-  return environ.split('\0').includes(`${name}=${value}`) ? 'marked' : 'unmarked';
+  return stat === null || stat.state === 'Z' ? 'gone' : 'marked';
 }

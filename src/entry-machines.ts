@@ -8,5 +8,5 @@ export * from '../machines/crank.js';
 export * from '../machines/cybernetic-loop.js';
 export * from '../machines/index.js';
 export * from '../machines/loop-implementation/index.js';
-export * from '../machines/loop-protocol.js';
+export * from '../machines/loop-protocol/index.js';
 export * from '../machines/rpi.js';

@@ -1,5 +1,5 @@
 /**
- * `loopchart loop`'s host: the loop protocol machine (machines/loop-protocol.ts) run with real
+ * `loopchart loop`'s host: the loop protocol machine (machines/loop-protocol/) run with real
  * effects over a git worktree. The person gives an entry contract and three shell commands:
  * observe (prints the authoritative source's state, a metric or a JSON line), act (the one
  * bounded action, applied by the sole writer) and verify (the evaluator, exit 0 = pass).
@@ -30,7 +30,7 @@ import type {
   RollbackResult,
   Verification,
   VerifyInput,
-} from '../../machines/loop-protocol.js';
+} from '../../machines/loop-protocol/index.js';
 import { InputError } from '../common/errors.js';
 import { neutralizeText } from '../common/terminal-text.js';
 import { anySignal, signalOption } from '../effects/abort.js';

@@ -1,5 +1,5 @@
 /**
- * Runs the loop protocol machine (machines/loop-protocol.ts) with host-supplied effects and writes
+ * Runs the loop protocol machine (machines/loop-protocol/) with host-supplied effects and writes
  * its transcript in the shared evidence-ledger shape, so `loopchart report` renders its final
  * report like any other run's. The host gives plain async functions for observe, choose, act,
  * verify, checkpoint and rollback; the runner wraps them as the machine's named actors.
@@ -22,7 +22,7 @@ import {
   type RollbackResult,
   type Verification,
   type VerifyInput,
-} from '../../machines/loop-protocol.js';
+} from '../../machines/loop-protocol/index.js';
 import { InputError, LoopchartError } from '../common/errors.js';
 import type { PartialEntryContract } from '../loop-protocol/entry-contract.js';
 import type { MissingField } from '../loop-protocol/infer-or-stop.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type AnyActorLogic, createActor, fromPromise, type Snapshot, waitFor } from 'xstate';
 import { cyberneticLoopMachine } from '../../machines/cybernetic-loop.js';
-import { loopProtocolMachine } from '../../machines/loop-protocol.js';
+import { loopProtocolMachine } from '../../machines/loop-protocol/index.js';
 import { InputError } from '../../src/common/errors.js';
 import { UnfrozenContractError } from '../../src/cybernetic/errors.js';
 import { reviveRunContract } from '../../src/cybernetic/revive-contract.js';

@@ -6,8 +6,13 @@
  * decideContinuation); the file fails unless every transition and every state was taken.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Choice, LoopProtocolContext, Observation, Verification } from '../../machines/loop-protocol.js';
-import { loopProtocolMachine } from '../../machines/loop-protocol.js';
+import type {
+  Choice,
+  LoopProtocolContext,
+  Observation,
+  Verification,
+} from '../../machines/loop-protocol/index.js';
+import { loopProtocolMachine } from '../../machines/loop-protocol/index.js';
 import { createAssertionTally } from '../../src/graph/assertion-tally.js';
 import { transitionCoverage } from '../../src/graph/coverage.js';
 import { loopProtocolModel } from '../../src/graph/models/loop-protocol.js';

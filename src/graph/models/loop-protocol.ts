@@ -9,7 +9,7 @@
  * exploration small without hiding a transition.
  */
 import type { SnapshotFrom } from 'xstate';
-import { loopProtocolMachine } from '../../../machines/loop-protocol.js';
+import { loopProtocolMachine } from '../../../machines/loop-protocol/index.js';
 import type { JsonValue } from '../../common/json-value.js';
 import { completeEntryContract } from '../../loop-protocol/infer-or-stop.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';

@@ -24,7 +24,7 @@ import { type LaneConflict, partitionLanes } from '../src/crank/lane-partition.j
 import { lanesReadyToStart } from '../src/crank/lane-schedule.js';
 import type { Lane, Wave } from '../src/crank/wave.js';
 import type { ActorContract, ActorImplementations } from './actor-contract.js';
-import type { RpiTerminal } from './rpi.js';
+import type { RpiTerminal } from './rpi/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Input, actor contracts, context and output

@@ -7,13 +7,13 @@ import { crankMachine } from './crank.js';
 import { cyberneticLoopMachine } from './cybernetic-loop.js';
 import { loopImplementationMachine } from './loop-implementation/index.js';
 import { loopProtocolMachine } from './loop-protocol/index.js';
-import { rpiMachine } from './rpi.js';
+import { rpiMachine } from './rpi/index.js';
 
 export { crankMachine } from './crank.js';
 export { cyberneticLoopMachine } from './cybernetic-loop.js';
 export { loopImplementationMachine } from './loop-implementation/index.js';
 export { loopProtocolMachine } from './loop-protocol/index.js';
-export { rpiMachine } from './rpi.js';
+export { rpiMachine } from './rpi/index.js';
 
 /** Registered machines by name, in the order tools list them. */
 export const machines = {

@@ -9,4 +9,4 @@ export * from '../machines/cybernetic-loop.js';
 export * from '../machines/index.js';
 export * from '../machines/loop-implementation/index.js';
 export * from '../machines/loop-protocol/index.js';
-export * from '../machines/rpi.js';
+export * from '../machines/rpi/index.js';

@@ -7,7 +7,7 @@
  * error.
  */
 import { resolve } from 'node:path';
-import { finalCiLine, type RiskDeclaration } from '../../machines/rpi.js';
+import { finalCiLine, type RiskDeclaration } from '../../machines/rpi/index.js';
 import { UsageError } from '../common/errors.js';
 import { formatFindings } from '../common/finding.js';
 import { crashAtHookFromEnvironment, crashHookFromEnvironment } from '../host/crash-hook.js';

@@ -3,7 +3,7 @@
  * (`--crank <wave.json>`) to a fleet over the Restate ingress (docs/scale-out.md).
  */
 import { readFileSync } from 'node:fs';
-import type { RiskDeclaration } from '../../machines/rpi.js';
+import type { RiskDeclaration } from '../../machines/rpi/index.js';
 import { InputError, UsageError } from '../common/errors.js';
 import type { OperatorCredential } from '../fleet/credentials.js';
 import type { FleetRpiRequest, FleetWaveRequest } from '../fleet/rpi-step.js';

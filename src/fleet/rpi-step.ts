@@ -20,7 +20,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { LaneReturn, WaveEvidence } from '../../machines/crank.js';
-import type { RiskDeclaration } from '../../machines/rpi.js';
+import type { RiskDeclaration } from '../../machines/rpi/index.js';
 import { InputError } from '../common/errors.js';
 import { partitionLanes } from '../crank/lane-partition.js';
 import type { Wave } from '../crank/wave.js';

@@ -17,7 +17,7 @@ import {
   laneIdOfEvent,
   type WaveEvidence,
 } from '../../machines/crank.js';
-import type { RiskDeclaration } from '../../machines/rpi.js';
+import type { RiskDeclaration } from '../../machines/rpi/index.js';
 import { UsageError } from '../common/errors.js';
 import { scopePrefix, WHOLE_REPOSITORY } from '../crank/scope.js';
 import type { Lane, Wave } from '../crank/wave.js';

@@ -21,7 +21,7 @@ import {
   rpiMachine,
   type SubjectMeasure,
   type ValidateRequest,
-} from '../../machines/rpi.js';
+} from '../../machines/rpi/index.js';
 import { InputError, LoopchartError, UsageError } from '../common/errors.js';
 import type { Finding } from '../common/finding.js';
 import { checkRepairRounds } from '../convergence/repair-budget.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type AnyStateMachine, assign, fromPromise, setup } from 'xstate';
 import { crankMachine } from '../../machines/crank.js';
 import { cyberneticLoopMachine } from '../../machines/cybernetic-loop.js';
-import { rpiMachine } from '../../machines/rpi.js';
+import { rpiMachine } from '../../machines/rpi/index.js';
 import { PathGenerationError } from '../../src/graph/errors.js';
 import { defineMachineModel, type MachineModel } from '../../src/graph/machine-model.js';
 import { crankModel } from '../../src/graph/models/crank.js';

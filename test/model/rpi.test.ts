@@ -20,7 +20,7 @@ import {
   rpiMachine,
   type SubjectMeasure,
   type ValidateRequest,
-} from '../../machines/rpi.js';
+} from '../../machines/rpi/index.js';
 import { withinRepairBudget } from '../../src/convergence/repair-budget.js';
 import {
   admitRound,

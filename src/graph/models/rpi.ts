@@ -5,7 +5,7 @@
  * law to hold and to break (a reopen needs two admitted repair rounds).
  */
 import type { SnapshotFrom } from 'xstate';
-import { type RpiContext, rpiMachine } from '../../../machines/rpi.js';
+import { type RpiContext, rpiMachine } from '../../../machines/rpi/index.js';
 import type { JsonValue } from '../../common/json-value.js';
 import { defineMachineModel, type EventPayload } from '../machine-model.js';
 

@@ -73,7 +73,7 @@ function mutatedCell(folder) {
   const part = folder.name.startsWith(`${folder.folder.split('/').at(-1)}-`)
     ? folder.name.slice(folder.folder.split('/').at(-1).length + 1)
     : folder.name;
-  return `\`${folder.folder}/\` (${part}: ${expand(folder.paths).length} files)`;
+  return `\`${folder.folder}/\` (${part}: ${expand(folder.paths).length} files)${note}`;
 }
 
 /**

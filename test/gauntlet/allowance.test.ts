@@ -158,3 +158,18 @@ describe('exhaustion (§3.4 rule 2)', () => {
     expect(exhaustedRows(ledger).map((r) => r.row)).toEqual([1]);
   });
 });
+
+describe('exhaustedRows order (§6 A13: rule 2 stops on the first exhausted row)', () => {
+  it('lists exhausted rows lowest first even when the table lists them out of order', () => {
+    const ordered = ledgerOf({
+      allowance: 2,
+      rows: [
+        ['failed', 2],
+        ['open', 0],
+        ['failed', 3],
+      ],
+    });
+    const shuffled = { ...ordered, rows: [ordered.rows[2], ordered.rows[1], ordered.rows[0]].map((r) => r!) };
+    expect(exhaustedRows(shuffled).map((cells) => cells.row)).toEqual([1, 3]);
+  });
+});

@@ -88,3 +88,32 @@ describe('escalation threshold (§3.7)', () => {
     }
   });
 });
+
+describe('escalateAfter edges (§3.7)', () => {
+  it('zero is a valid setting: every numbered row escalates on its first dispatch', () => {
+    expect(() => requireEscalateAfter(0)).not.toThrow();
+    expect(isEscalatedRound(ledgerOf({ allowance: 4, rows: [['open', 0]] }), 1, 0)).toBe(true);
+  });
+
+  it('the refusal names the setting and the value that was given', () => {
+    for (const bad of [-2, 2.5]) {
+      let caught: unknown;
+      try {
+        requireEscalateAfter(bad);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(InputError);
+      const message = (caught as InputError).message;
+      expect(message).toContain('loopEngine.escalateAfter');
+      expect(message).toContain(String(bad));
+      expect(message).toContain('non-negative integer');
+    }
+  });
+
+  it('a row the table does not hold is never an escalated round', () => {
+    const ledger = ledgerOf({ allowance: 1, rows: [['open', 0]] });
+    expect(isEscalatedRound(ledger, 1, 0)).toBe(true);
+    expect(isEscalatedRound(ledger, 2, 0)).toBe(false);
+  });
+});

@@ -98,3 +98,32 @@ describe('rule 3 hints (§3.4, §3.8)', () => {
     expect(rule3HintFor(ledger, history, 4)).toBeNull();
   });
 });
+
+describe('rule 3 hints on open rows and in row order', () => {
+  const stagnant = (row: number) => ({
+    row,
+    windowStart: null,
+    emptyChildStreak: 2,
+    validationMissStreak: 0,
+    lastConcreteMiss: null,
+  });
+
+  it('an open row with two empty child commits carries the empty-child hint', () => {
+    const ledger = ledgerOf({ rows: [['open', 2]] });
+    const history: LoopHistory = { ...emptyLoopHistory(ledger), rows: [stagnant(1)] };
+    expect(rule3HintFor(ledger, history, 1)).toEqual({ row: 1, kind: 'empty-child', text: EMPTY });
+  });
+
+  it('hints come lowest row first even when the table lists rows out of order', () => {
+    const ordered = ledgerOf({
+      rows: [
+        ['failed', 2],
+        ['open', 2],
+        ['failed', 2],
+      ],
+    });
+    const shuffled = { ...ordered, rows: [ordered.rows[2], ordered.rows[0], ordered.rows[1]].map((r) => r!) };
+    const history: LoopHistory = { ...emptyLoopHistory(shuffled), rows: [1, 2, 3].map(stagnant) };
+    expect(rule3Hints(shuffled, history).map((hint) => hint.row)).toEqual([1, 2, 3]);
+  });
+});

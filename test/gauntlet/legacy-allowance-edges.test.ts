@@ -84,6 +84,13 @@ describe('legacy cap: ledgers: which lines are the header', () => {
     );
   });
 
+  it('a cap: ledger without a rows table is refused as not parsing, its last line still read', () => {
+    const found = legacyAllowance(`${HEAD}\niterations: 0\ncap: 2`);
+    expect(found.kind).toBe('invalid');
+    if (found.kind === 'invalid')
+      expect(found.reason.startsWith('the legacy ledger does not parse after migration: ')).toBe(true);
+  });
+
   it('a pending tuple is refused with what to do: recover or remove the dispatch by hand', () => {
     const found = legacyAllowance(ledger(`iterations: 1\ncap: 3\npending: 1 | home | ${base}`));
     expect(found.kind).toBe('invalid');

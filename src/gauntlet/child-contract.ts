@@ -55,6 +55,11 @@ export const childTaskSchema = z
         home: z.string(),
         homeLedger: z.string(),
         homeSpec: z.string(),
+        homeHead: z
+          .string()
+          .regex(/^[0-9a-f]{40}$/)
+          .optional()
+          .describe("a companion's task: home's HEAD when the dispatch was reserved"),
       })
       .optional()
       .describe(

@@ -186,6 +186,12 @@ export interface ChildTaskLeg {
   readonly homeLedger: string;
   /** Absolute path of the spec in home. */
   readonly homeSpec: string;
+  /**
+   * A companion's task: home's HEAD when the dispatch was reserved (the plan's home HEAD), so that
+   * `loopchart child check` sees a moved home HEAD as the loop's boundary does
+   * (docs/decisions/legs.md L22). Absent on a home leg's task, whose tuple HEAD is home's.
+   */
+  readonly homeHead?: string;
 }
 
 /** Where the host put the dispatch's files. */

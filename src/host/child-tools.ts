@@ -40,10 +40,11 @@ export interface ChildDispatch {
   /** The checkout the child works in (a companion's own checkout on a companion dispatch). */
   readonly git: GitPort;
   /**
-   * On a companion dispatch (docs/decisions/legs.md L21): the home checkout and the home ledger on
-   * disk (the reserved one, read only); `null` otherwise.
+   * On a companion dispatch (docs/decisions/legs.md L21): the home checkout, the home ledger on
+   * disk (the reserved one, read only) and home's HEAD when the dispatch was reserved (the task's
+   * `leg.homeHead`, L22); `null` otherwise.
    */
-  readonly home: { readonly git: GitPort; readonly ledgerText: string } | null;
+  readonly home: { readonly git: GitPort; readonly ledgerText: string; readonly headBefore: string } | null;
   /** Action-record lines of the jobs file (spends of this dispatch), in file order. */
   readonly spent: readonly string[];
 }
@@ -87,6 +88,11 @@ export async function loadChildDispatch(
   const leg = task.leg;
   if (leg?.companion === true) {
     // A companion reads the home ledger and spec; its edits go to a draft beside the return file.
+    if (leg.homeHead === undefined)
+      throw new InputError(
+        'child.task',
+        `the companion task ${taskFile} does not name home's HEAD at the dispatch (leg.homeHead): the check cannot fence home without it`,
+      );
     const homeLedger = await readFileIfExists(leg.homeLedger);
     if (homeLedger === null)
       throw new InputError('child.task', `the home ledger ${leg.homeLedger} does not exist`);
@@ -99,7 +105,7 @@ export async function loadChildDispatch(
       ledgerPath,
       ledgerText: draft ?? homeLedger,
       git,
-      home: { git: createGitPort(leg.home), ledgerText: homeLedger },
+      home: { git: createGitPort(leg.home), ledgerText: homeLedger, headBefore: leg.homeHead },
       spent,
     };
   }
@@ -219,8 +225,9 @@ function dispatchCommitMessage(dispatch: ChildDispatch, ledger: Ledger): ChildCo
 }
 
 /**
- * Home as a companion dispatch left it: its HEAD, and its changes besides the reserved ledger (a
- * home ledger that is not the saved one with the bump and tuple counts as a change).
+ * Home as a companion dispatch left it: its HEAD (compared by the validation with the HEAD it had
+ * at the reservation), and its changes besides the reserved ledger (a home ledger that is not the
+ * saved one with the bump and tuple counts as a change).
  */
 async function homeFence(
   dispatch: ChildDispatch,
@@ -248,8 +255,9 @@ function ledgerOrFindings(text: string | null) {
  * as if `child commit` had committed it (DONE, clean, one commit, the commit message the tool
  * would write unless overridden); after the commit it judges HEAD, the tree and the commit count as
  * they are. On a companion dispatch the commit is the companion checkout's, its rows and decisions
- * are read from its body, and home must show nothing but the reserved ledger (home HEAD is taken as
- * the dispatch's: the task does not carry it, the loop checks it at the boundary).
+ * are read from its body, and home must be at the HEAD the task names (`leg.homeHead`) and show
+ * nothing but the reserved ledger: a moved home HEAD is the loop's `unattributed` verdict, with the
+ * loop's own text (docs/decisions/legs.md L22).
  *
  * @param dispatch the dispatch
  * @param overrides a subject or body to judge instead of the tool's own (before the commit only)
@@ -306,7 +314,9 @@ export async function checkChildReturn(
       boundary,
       commit,
       headLedger: ledgerOrFindings(headLedgerText),
-      ...(fence === null ? {} : { home: { headMoved: false, unexpectedDirt: fence.dirt } }),
+      ...(fence === null || home === null
+        ? {}
+        : { home: { headMoved: fence.head !== home.headBefore, unexpectedDirt: fence.dirt } }),
     });
     if (outcome.kind === 'admitted') return { kind: 'admitted', subject: commit.subject };
     if (outcome.kind === 'unattributed' || outcome.kind === 'home-changed')
@@ -322,7 +332,9 @@ export async function checkChildReturn(
     commit,
     headLedger: ledgerOrFindings(headLedgerText),
     retainedActionRecords: records([...task.actionRecords, ...dispatch.spent]),
-    ...(fence === null ? {} : { home: { headBefore: fence.head, head: fence.head, porcelain: fence.dirt } }),
+    ...(fence === null || home === null
+      ? {}
+      : { home: { headBefore: home.headBefore, head: fence.head, porcelain: fence.dirt } }),
   });
   if (outcome.kind === 'admitted') return { kind: 'admitted', subject: commit.subject };
   if (outcome.kind === 'miss') return { kind: 'miss', code: outcome.code, miss: outcome.miss };

@@ -174,6 +174,8 @@ export async function reserveCompanionDispatch(
       home: worktree,
       homeLedger: join(worktree, ledgerPath),
       homeSpec: join(worktree, specPath),
+      // The plan's home HEAD (checked equal above): child check fences home with it (L22).
+      homeHead,
     },
     beforeLedgerWrite: () => forgetStatus(session),
   });

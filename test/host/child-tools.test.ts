@@ -392,7 +392,8 @@ function reserveCompanion(
   homeGit('add', '-A');
   homeGit('commit', '-q', '-m', 'loop: seed ledger');
   const companion = member === 'api';
-  const head = companion ? api.head() : homeGit('rev-parse', 'HEAD').trim();
+  const homeHead = homeGit('rev-parse', 'HEAD').trim();
+  const head = companion ? api.head() : homeHead;
   const plan = planDispatch({ ledger: parsedLedger(savedText), target, head, repo: member });
   write(LEDGER, serializeLedger(plan.reserved));
   const task = childTask(
@@ -411,6 +412,7 @@ function reserveCompanion(
         home,
         homeLedger: join(home, LEDGER),
         homeSpec: join(home, SPEC),
+        ...(companion ? { homeHead } : {}),
       },
     },
   );
@@ -436,7 +438,7 @@ const seededLegs = coordinatedLedgerText({
 });
 
 describe('the child tools on a companion dispatch (L21)', () => {
-  it('show the leg rows with their criterion text; record, check, commit write the body lines, never the home ledger', async () => {
+  it('show the leg rows with their criterion text; record, check, commit write the body lines, never the home ledger, and see a moved home HEAD', async () => {
     const d = reserveCompanion(seededLegs, 3);
     const reserved = d.homeLedger();
     const homeHead = d.homeGit('rev-parse', 'HEAD').trim();
@@ -488,6 +490,22 @@ describe('the child tools on a companion dispatch (L21)', () => {
     expect(recorded.code).toBe(0);
     expect(recorded.stdout).toContain('row 3 done | the endpoint serves items | take row 4');
     expect((await child('check')).stdout).toContain('admitted');
+
+    // Someone commits in home during the api dispatch (the reserved ledger stays home's only
+    // change): check gives the loop's verdict on a moved home HEAD (L11, L22), and commit refuses.
+    const moveHome = () => {
+      d.homeGit('commit', '-q', '--allow-empty', '-m', 'unrelated home work');
+      return d.homeGit('rev-parse', 'HEAD').trim();
+    };
+    let moved = moveHome();
+    const beforeCommit = await child('commit', '--json');
+    expect(beforeCommit.error).toBe('return.unattributed');
+    expect(beforeCommit.stdout).toContain(
+      `home HEAD moved from ${homeHead} to ${moved} during the api dispatch`,
+    );
+    expect(d.api.head()).toBe(d.plan.pending.head);
+    // Home back where the dispatch found it: the same return is committed.
+    d.homeGit('reset', '-q', '--soft', homeHead);
     expect((await child('commit')).code).toBe(0);
 
     // docs/child-contract.md: one companion commit, rows then decisions after the two attribution lines.
@@ -508,6 +526,13 @@ describe('the child tools on a companion dispatch (L21)', () => {
     expect(d.homeGit('status', '--porcelain')).toBe(` M ${LEDGER}\n`);
     expect((await child('check')).stdout).toContain('admitted');
     expect((await child('return', 'DONE')).code).toBe(0);
+    // After the commit as well.
+    moved = moveHome();
+    const afterCommit = await child('check', '--json');
+    expect(afterCommit.error).toBe('return.unattributed');
+    expect(afterCommit.stdout).toContain(
+      `home HEAD moved from ${homeHead} to ${moved} during the api dispatch`,
+    );
   });
 
   it('seeds the leg in an empty companion commit, and checks home for changes', async () => {
@@ -562,6 +587,13 @@ describe('the child tools on a companion dispatch (L21)', () => {
     const reserved = d.homeLedger();
     writeFileSync(join(d.api.dir, 'fix.txt'), 'fixed\n');
     expect((await child('check')).stdout).toContain('admitted');
+    // A moved home HEAD stops a companion verification repair as it stops a row (L17).
+    const homeHead = d.homeGit('rev-parse', 'HEAD').trim();
+    d.homeGit('commit', '-q', '--allow-empty', '-m', 'unrelated home work');
+    const moved = await child('check', '--json');
+    expect(moved.error).toBe('return.unattributed');
+    expect(moved.stdout).toContain('home HEAD moved during the api verification repair');
+    d.homeGit('reset', '-q', '--soft', homeHead);
     expect((await child('commit')).code).toBe(0);
     expect(d.api.git('log', '-1', '--format=%s%n%b').trim()).toBe(
       ['loop: verification fix', `pending: verify | api | ${d.plan.pending.head}`, 'iteration: 3'].join('\n'),

@@ -3,7 +3,7 @@
  * prompt). Pure: the caller reads the task, the ledger on disk and the spec.
  */
 import { legRows } from '../gauntlet/companion.js';
-import type { ChildTask } from '../gauntlet/dispatch.js';
+import { type ChildTask, taskFilePath } from '../gauntlet/dispatch.js';
 import { criterionOfRow } from '../gauntlet/leg-amendments.js';
 import type { Ledger, LedgerRow, SpecRow } from '../gauntlet/types.js';
 
@@ -97,8 +97,8 @@ export function renderTaskSummary(input: TaskSummaryInput): string {
     );
   lines.push(
     `Worktree: ${task.worktree}`,
-    `Ledger: ${task.ledger} (edit it only through the tools)`,
-    `Spec: ${task.spec}`,
+    `Ledger: ${taskFilePath(task, 'ledger')} (edit it only through the tools)`,
+    `Spec: ${taskFilePath(task, 'spec')}`,
     `Iteration: ${task.iteration + 1} (this dispatch's number)`,
   );
   return `${lines.join('\n')}\n`;

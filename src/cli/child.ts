@@ -17,7 +17,7 @@ import {
   spendLine,
 } from '../gauntlet/child-edits.js';
 import { legRows } from '../gauntlet/companion.js';
-import type { ChildTask } from '../gauntlet/dispatch.js';
+import { type ChildTask, taskFilePath } from '../gauntlet/dispatch.js';
 import { conformanceReturnSchema, wholeDiffReturnSchema } from '../gauntlet/review.js';
 import type { Ledger } from '../gauntlet/types.js';
 import {
@@ -135,8 +135,9 @@ async function show(args: readonly string[], io: CliIo): Promise<number> {
       kind: task.kind,
       target: String(task.target),
       iteration: String(task.iteration),
-      ledger: task.ledger,
-      spec: task.spec,
+      // Paths the child can open wherever it runs, absolute as the worktree is (legs.md L23).
+      ledger: taskFilePath(task, 'ledger'),
+      spec: taskFilePath(task, 'spec'),
       worktree: task.worktree,
       'open-rows': openRows(diskLedger(dispatch), task).join(' '),
       'previous-decision': task.previousDecision,

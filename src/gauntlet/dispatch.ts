@@ -194,6 +194,26 @@ export interface ChildTaskLeg {
   readonly homeHead?: string;
 }
 
+/**
+ * The absolute path of the task's ledger or spec, the form `loopchart child show` prints
+ * (docs/decisions/legs.md L23): on a coordinated run the home file (`leg.homeLedger`,
+ * `leg.homeSpec`, which a companion's child opens from its own checkout), else the task's
+ * repository-relative path under its worktree. The task itself keeps `ledger` and `spec`
+ * repository-relative (to home).
+ *
+ * @param task the task
+ * @param file which file
+ */
+export function taskFilePath(
+  task: Pick<ChildTask, 'worktree' | 'ledger' | 'spec' | 'leg'>,
+  file: 'ledger' | 'spec',
+): string {
+  const home = file === 'ledger' ? task.leg?.homeLedger : task.leg?.homeSpec;
+  if (home !== undefined) return home;
+  // Git paths use `/`; the worktree is the absolute path the host gave (no I/O here to join them).
+  return `${task.worktree.replace(/\/+$/, '')}/${task[file]}`;
+}
+
 /** Where the host put the dispatch's files. */
 export interface TaskPaths {
   readonly worktree: string;

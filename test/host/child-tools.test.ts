@@ -282,6 +282,9 @@ describe('the child tools', () => {
     ).toBe('child.kind');
     const shown = await child('show');
     expect(shown.stdout).toContain('row 2: The second row [open, 0 attempts]');
+    // Paths print as absolute, as the worktree does (docs/decisions/legs.md L23).
+    expect((await child('show', '--field', 'ledger')).stdout).toBe(`${join(d.dir, LEDGER)}\n`);
+    expect((await child('show', '--field', 'spec')).stdout).toBe(`${join(d.dir, SPEC)}\n`);
     const seeded = await child(
       'seed',
       '--evidence',
@@ -453,6 +456,13 @@ describe('the child tools on a companion dispatch (L21)', () => {
     expect(shown.stdout).not.toContain('row 1 ');
     expect(shown.stdout).not.toContain('row 2 ');
     expect((await child('show', '--field', 'open-rows')).stdout).toBe('3 4\n');
+    // The child runs in api: the home ledger and spec are printed as absolute paths, as the
+    // worktree is (docs/decisions/legs.md L23), never relative to a checkout it does not run in.
+    expect((await child('show', '--field', 'ledger')).stdout).toBe(`${join(d.home, LEDGER)}\n`);
+    expect((await child('show', '--field', 'spec')).stdout).toBe(`${join(d.home, SPEC)}\n`);
+    expect((await child('show', '--field', 'worktree')).stdout).toBe(`${d.api.dir}\n`);
+    expect(shown.stdout).toContain(`Ledger: ${join(d.home, LEDGER)} (edit it only through the tools)`);
+    expect(shown.stdout).toContain(`Spec: ${join(d.home, SPEC)}\n`);
 
     writeFileSync(join(d.api.dir, 'serve.txt'), 'items\n');
     // Closing web's row 1 beside the target is a foreign-leg extra: check names the loop's miss.

@@ -14,6 +14,7 @@ import {
   foldActionRecords,
   parseActionRecord,
 } from './action-records.js';
+import { legRows } from './companion.js';
 import { formatOutcomeDecision, formatSeedDecision, MAX_DECISION_CELL } from './decisions.js';
 import type { ChildTask } from './dispatch.js';
 import { evidenceProblem, splitUnescaped } from './evidence.js';
@@ -255,9 +256,10 @@ export function recordRowOutcome(
 /**
  * Records a seed return on the reserved ledger: evidence for the given rows (open rows only), the
  * baseline closures as done, attempts unchanged, the one `row 0 done | seeded <k> rows, closed <m>
- * on baseline | <first row>` line with the counts computed, carried and spent action records
- * appended to the first seeded row's evidence (within the three-result bound), the pending line
- * removed; on a coordinated run's home leg also `seeded <member>: yes`.
+ * on baseline | <first row>` line with the counts computed (the first row, unless given: the first
+ * open row left of the seed's leg), carried and spent action records appended to the first seeded
+ * row's evidence (within the three-result bound), the pending line removed; on a coordinated run's
+ * home leg also `seeded <member>: yes`.
  *
  * @param reserved the ledger on disk (bumped, with the seed's pending tuple)
  * @param task the task
@@ -316,7 +318,9 @@ export function recordSeed(
       );
     edited = withRows(edited, new Map([[first, { evidence: withRecords }]]));
   }
-  const left = edited.rows.find((row) => row.status === 'open' && !close.has(row.row));
+  // The first row to take is the leg's own: a coordinated seed names its leg's first open row
+  // (`## Leg mapping`, docs/decisions/legs.md L24), never another leg's.
+  const left = seedLegRows(edited, task).find((row) => row.status === 'open' && !close.has(row.row));
   const firstRow = cell(
     seed.firstRow ?? (left === undefined ? 'none' : `row ${left.row}`),
     'first row to take',
@@ -333,6 +337,11 @@ export function recordSeed(
           members: edited.legs.members.map((m) => (m.name === leg.member ? { ...m, seeded: true } : m)),
         };
   return { ...edited, ...(legs === undefined ? {} : { legs }), decisions: [...reserved.decisions, decision] };
+}
+
+/** The rows a seed of `task` concerns: its leg's on a coordinated run, else every row. */
+function seedLegRows(ledger: Ledger, task: Pick<ChildTask, 'leg'>): readonly LedgerRow[] {
+  return task.leg === undefined || ledger.legs === undefined ? ledger.rows : legRows(ledger, task.leg.member);
 }
 
 /** The single commit a child makes. */

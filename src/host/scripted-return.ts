@@ -5,6 +5,7 @@
  */
 import { extractActionRecords } from '../gauntlet/action-records.js';
 import { formatAttribution, formatSubject } from '../gauntlet/commits.js';
+import { legRows } from '../gauntlet/companion.js';
 import { formatOutcomeDecision, formatSeedDecision, MAX_DECISION_CELL } from '../gauntlet/decisions.js';
 import type { ChildTask } from '../gauntlet/dispatch.js';
 import { escapeSegment, splitEvidence, unescapeEvidence } from '../gauntlet/evidence.js';
@@ -80,7 +81,7 @@ export function scriptedCommit(
   if (behaviour.do === 'nothing') return { ledger: null, subject: 'scripted child: nothing', body };
   if (behaviour.do === 'verify-fix') return { ledger: null, subject: task.commitSubject, body };
 
-  if (task.target === 'seed') return seedCommit(cleared, behaviour, records, body);
+  if (task.target === 'seed') return seedCommit(cleared, behaviour, records, body, task.leg?.member);
   if (typeof task.target !== 'number')
     throw new Error(`a ${behaviour.do} behaviour does not fit a ${task.kind} task`);
   return rowCommit(cleared, task.target, behaviour, records, body, pending);
@@ -91,8 +92,11 @@ function seedCommit(
   behaviour: Outcome,
   records: readonly string[],
   body: string,
+  member: string | undefined,
 ): ScriptedCommit {
   const subject = formatSubject({ kind: 'seed-evidence' });
+  // A coordinated seed concerns its leg's rows only (`## Leg mapping`, docs/decisions/legs.md L24).
+  const own = member === undefined || cleared.legs === undefined ? cleared.rows : legRows(cleared, member);
   let evidence: Record<string, string>;
   let close: number[] = [];
   let firstRow: string | undefined;
@@ -101,7 +105,7 @@ function seedCommit(
     close = behaviour.closeOnBaseline ?? [];
     firstRow = behaviour.firstRow;
   } else {
-    const first = cleared.rows.find((row) => row.status === 'open');
+    const first = own.find((row) => row.status === 'open');
     evidence =
       first === undefined
         ? {}
@@ -132,7 +136,7 @@ function seedCommit(
     });
   }
   const closedCount = seeded.filter((row) => close.includes(row)).length;
-  const open = cleared.rows.find((row) => row.status === 'open' && !close.includes(row.row));
+  const open = own.find((row) => row.status === 'open' && !close.includes(row.row));
   const decision = formatSeedDecision(
     seeded.length,
     closedCount,

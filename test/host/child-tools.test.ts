@@ -584,11 +584,42 @@ describe('the child tools on a companion dispatch (L21)', () => {
         'iteration: 3',
         '| 3 | open | 0 | serve check; 2 failing |',
         '| 4 | done | 0 | paging check; passes |',
-        'row 0 done | seeded 2 rows, closed 1 on baseline | row 1',
+        // The leg's own first open row (row 3; row 4 closed on the baseline), not the ledger's row 1.
+        'row 0 done | seeded 2 rows, closed 1 on baseline | row 3',
       ].join('\n'),
     );
     expect(d.api.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('');
     expect(d.homeLedger()).toBe(reserved);
+    expect((await child('check')).stdout).toContain('admitted');
+  });
+
+  it("names the home leg's own first open row in its seed decision (L24)", async () => {
+    const d = reserveCompanion(
+      coordinatedLedgerText({
+        spec: SPEC,
+        members: [
+          { name: 'web', base: HOME_BASE, seeded: false },
+          { name: 'api', base: API_BASE, seeded: false },
+        ],
+        rows: ['| 1 | open | 0 |  |', '| 2 | open | 0 |  |', '| 3 | open | 0 |  |', '| 4 | open | 0 |  |'],
+      }),
+      'seed',
+      'web',
+    );
+    // web holds rows 1 and 2 and closes both: no web row is left open (rows 3 and 4 are api's).
+    const seeded = await child(
+      'seed',
+      '--evidence',
+      '1=page check; passes',
+      '--evidence',
+      '2=serve check; passes',
+      '--close',
+      '1',
+      '--close',
+      '2',
+    );
+    expect(seeded.stdout).toContain('row 0 done | seeded 2 rows, closed 2 on baseline | none');
+    expect(d.homeLedger()).toContain('seeded web: yes');
     expect((await child('check')).stdout).toContain('admitted');
   });
 

@@ -10,6 +10,7 @@ import { validateReturn } from '../../src/gauntlet/validate.js';
 import { recordsFromLines } from '../../src/host/carried-records.js';
 import { type Behaviour, CONTRACT_VIOLATIONS } from '../../src/host/child-script.js';
 import { scriptedCommit } from '../../src/host/scripted-return.js';
+import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
 
 const HEAD = 'a'.repeat(40);
 const BASE = 'b'.repeat(40);
@@ -91,6 +92,54 @@ describe('scripted commits are valid by construction', () => {
     expect(outcome.kind).toBe('admitted');
     if (outcome.kind === 'admitted')
       expect(outcome.decision).toBe('row 0 done | seeded 2 rows, closed 1 on baseline | row 2');
+  });
+
+  it("names the seed leg's own first open row, never another leg's (docs/decisions/legs.md L24)", () => {
+    // §1.8's mapping: rows 1 and 2 are web's, rows 3 and 4 api's; no leg seeded yet.
+    const ledger = parsedLedger(
+      coordinatedLedgerText({
+        members: [
+          { name: 'web', base: HOME_BASE, seeded: false },
+          { name: 'api', base: API_BASE, seeded: false },
+        ],
+        rows: ['| 1 | open | 0 |  |', '| 2 | open | 0 |  |', '| 3 | open | 0 |  |', '| 4 | open | 0 |  |'],
+      }),
+    );
+    const decisionOf = (member: 'web' | 'api', behaviour: Behaviour) => {
+      const plan = planDispatch({
+        ledger,
+        target: 'seed',
+        head: member === 'web' ? HOME_BASE : API_BASE,
+        repo: member,
+      });
+      const task = childTask(
+        plan,
+        { worktree: '/w', ledger: 'l', spec: 's', returnFile: '/r', jobsFile: '/j' },
+        { leg: { member, companion: member === 'api', home: '/h', homeLedger: '/h/l', homeSpec: '/h/s' } },
+      );
+      const commit = scriptedCommit(plan.reserved, task, behaviour as Parameters<typeof scriptedCommit>[2]);
+      return commit.ledger?.decisions.at(-1);
+    };
+    // api closes row 4 on the baseline: its first open row is row 3 (row 1, open, is web's).
+    expect(
+      decisionOf('api', {
+        do: 'seed',
+        evidence: { '3': 'check; 1 failing', '4': 'check; passes' },
+        closeOnBaseline: [4],
+      }),
+    ).toBe('row 0 done | seeded 2 rows, closed 1 on baseline | row 3');
+    // web closes both its rows: none of web's is left (rows 3 and 4 are api's).
+    expect(
+      decisionOf('web', {
+        do: 'seed',
+        evidence: { '1': 'check; passes', '2': 'check; passes' },
+        closeOnBaseline: [1, 2],
+      }),
+    ).toBe('row 0 done | seeded 2 rows, closed 2 on baseline | none');
+    // A seed scripted without evidence gives its own leg's first open row the evidence.
+    expect(decisionOf('api', { do: 'done', evidence: 'check; 1 failing' })).toBe(
+      'row 0 done | seeded 1 rows, closed 0 on baseline | row 3',
+    );
   });
 
   it('admits a done target with a done extra, and a failed target', () => {

@@ -12,13 +12,15 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { requestIdentityPublicKey } from '../../src/fleet/credentials.js';
+import { ESM_REQUIRE_BANNER, TEST_BUNDLE_OPTIONS } from './cli-bundle.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 let bundled: Promise<string> | undefined;
 
 /**
- * The fleet commands (`serve`, `submit`, `answer`, `runs`) bundled into one ESM file. The Restate
- * SDKs stay external, so the file lives under node_modules/.cache, where node resolves them.
+ * The fleet commands (`serve`, `submit`, `answer`, `runs`, `reserve`) bundled into one ESM file,
+ * with the options of the other test bundles (cli-bundle.ts). The Restate SDKs stay external, so
+ * the file lives under node_modules/.cache, where node resolves them.
  */
 export function bundledFleetCli(): Promise<string> {
   bundled ??= (async () => {
@@ -26,18 +28,12 @@ export function bundledFleetCli(): Promise<string> {
     mkdirSync(outdir, { recursive: true });
     const outfile = join(outdir, `fleet-cli-${process.pid}.mjs`);
     await build({
+      ...TEST_BUNDLE_OPTIONS,
       entryPoints: [join(import.meta.dirname, 'fleet-cli-entry.ts')],
       outfile,
-      bundle: true,
-      platform: 'node',
       format: 'esm',
-      target: 'node20',
-      logLevel: 'silent',
       external: ['@restatedev/*'],
-      define: { __LOOPCHART_VERSION__: '"test"' },
-      banner: {
-        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-      },
+      banner: { js: ESM_REQUIRE_BANNER },
     });
     return outfile;
   })();

@@ -6,8 +6,8 @@
  * Two shapes, chosen by what a process of each costs (CPU-seconds a process, measured on the
  * test machine):
  * - The loop CLI is ESM split at dynamic imports, as the published CLI is: the `--inspect`
- *   explorer (with @viz-js, 1.7 MB of its 3.7 MB) goes into its own chunk, loaded only when that
- *   code runs.
+ *   explorer (with @viz-js, 1.7 MB of its 3.7 MB) and each command (loop-cli-entry.ts loads the
+ *   one it runs) go into their own chunks, loaded only when that code runs.
  * - The scripted child and the `cyber`, `rpi`/`crank` and `loop` CLIs are one CommonJS file each,
  *   started through a small loader that compiles it with V8's code cache: the first process writes
  *   the cache beside the bundle, and every later one skips parsing the megabyte of source (zod and

@@ -211,4 +211,55 @@ describe('unreachable routing (§3.13)', () => {
     const emoji = '😀'.repeat(70);
     expect(outOfScopeEntry(emoji, 'a')).toBe(`${'😀'.repeat(60)} - unreachable in this checkout - a`);
   });
+
+  it('a cell without a result line carries no marker and is not malformed', () => {
+    expect(readUnreachableMarker('e2e')).toEqual({ kind: 'none', segment: null, malformed: false });
+  });
+
+  it('only a segment that starts with the marker counts (^bound spent: .+$)', () => {
+    expect(readUnreachableMarker('capture; not bound spent: capture (1 of 1)')).toEqual({
+      kind: 'none',
+      segment: 'not bound spent: capture (1 of 1)',
+      malformed: false,
+    });
+    expect(readUnreachableMarker('capture; bound spent: capture (1 of 1)')).toEqual({
+      kind: 'bound-spent',
+      segment: 'bound spent: capture (1 of 1)',
+    });
+  });
+
+  it('an ordinary result is not malformed; a bound spent: without its space is', () => {
+    expect(readUnreachableMarker('e2e; 1 failing')).toEqual({
+      kind: 'none',
+      segment: '1 failing',
+      malformed: false,
+    });
+    expect(readUnreachableMarker('capture; bound spent:capture (1 of 1)')).toEqual({
+      kind: 'none',
+      segment: 'bound spent:capture (1 of 1)',
+      malformed: true,
+    });
+  });
+
+  it('A27: <what> and <where> are trimmed around the separator', () => {
+    expect(readUnreachableMarker('e2e; unreachable: prod DNS  -   runbook §4')).toEqual({
+      kind: 'unreachable',
+      segment: 'unreachable: prod DNS  -   runbook §4',
+      what: 'prod DNS',
+      where: 'runbook §4',
+    });
+  });
+
+  it('A27: a blank <what> before the separator is malformed and never routed', () => {
+    // `unreachable: ` then two blanks, the separator and a location: <what> trims to nothing.
+    const evidence = 'e2e; unreachable:   - runbook §4';
+    expect(readUnreachableMarker(evidence)).toMatchObject({ kind: 'none', malformed: true });
+    expect(route(evidence, { amend: true })).toMatchObject({ kind: 'continue', why: 'no-marker' });
+  });
+
+  it('the Out-of-scope entry starts with the row text itself, without its leading blanks', () => {
+    expect(outOfScopeEntry('   Exporting a report uploads the CSV', 'prod DNS')).toBe(
+      'Exporting a report uploads the CSV - unreachable in this checkout - prod DNS',
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyLoopHistory, type LoopHistory } from '../../src/gauntlet/history.js';
 import { selectTarget, stillFailedPreviousRow, unresolvedRetryTarget } from '../../src/gauntlet/targeting.js';
+import type { Ledger } from '../../src/gauntlet/types.js';
 import { ledgerOf, RunBuilder, seededRun } from './rules-fixtures.js';
 
 const SURVIVED: LoopHistory = {
@@ -149,5 +150,128 @@ describe('target selection (§3.6)', () => {
     });
     expect(selectTarget(ledger, emptyLoopHistory(ledger))).toBeNull();
     expect(selectTarget(ledger, SURVIVED)).toBeNull();
+  });
+
+  it('A14: an open row named by the latest retry is the retry target', () => {
+    const ledger = ledgerOf({
+      rows: [
+        ['failed', 1],
+        ['open', 0],
+      ],
+      decisions: [
+        'row 1 failed | still red | next',
+        'row 2 retry | start from the fixture | allowed attempts 5',
+      ],
+    });
+    expect(unresolvedRetryTarget(ledger)).toBe(2);
+    expect(selectTarget(ledger, SURVIVED)).toMatchObject({ target: 2, why: 'retry-target' });
+  });
+
+  it('A14: a retry that is the only decision still names the retry target', () => {
+    const ledger = ledgerOf({
+      rows: [
+        ['failed', 1],
+        ['failed', 4],
+      ],
+      decisions: ['row 2 retry | use the MinIO fixture | allowed attempts 5'],
+    });
+    expect(unresolvedRetryTarget(ledger)).toBe(2);
+  });
+
+  it('each reason names its row and the evidence for the choice', () => {
+    const retry = selectTarget(
+      ledgerOf({
+        rows: [
+          ['failed', 1],
+          ['failed', 4],
+        ],
+        decisions: ['row 2 retry | use the MinIO fixture | allowed attempts 5'],
+      }),
+      SURVIVED,
+    );
+    expect(retry?.because).toMatch(/\brow 2\b/);
+    expect(retry?.because).toMatch(/retry/);
+    const previous = selectTarget(
+      ledgerOf({
+        rows: [
+          ['failed', 1],
+          ['failed', 1],
+        ],
+      }),
+      { ...SURVIVED, previousDecision: 'row 2 failed | upload still red | try a fixture' },
+    );
+    expect(previous?.because).toMatch(/\brow 2\b/);
+    expect(previous?.because).toMatch(/previous decision/);
+    expect(previous?.because).toMatch(/failed/);
+    const failed = selectTarget(
+      ledgerOf({
+        rows: [
+          ['open', 0],
+          ['failed', 1],
+        ],
+      }),
+      SURVIVED,
+    );
+    expect(failed?.because).toMatch(/\brow 2\b/);
+    expect(failed?.because).toMatch(/first failed/);
+    const open = selectTarget(
+      ledgerOf({
+        rows: [
+          ['done', 1],
+          ['open', 0],
+        ],
+      }),
+      SURVIVED,
+    );
+    expect(open?.because).toMatch(/\brow 2\b/);
+    expect(open?.because).toMatch(/first open/);
+    const seed = selectTarget(ledgerOf({ rows: [['open', 0]] }), emptyLoopHistory());
+    expect(seed?.because).toMatch(/seed/);
+    expect(seed?.because).toMatch(/no validated/);
+  });
+});
+
+describe('target selection of a coordinated ledger (§3.20, docs/decisions/legs.md L7)', () => {
+  function coordinated(apiSeeded: boolean, apiStatus: 'open' | 'cut' = 'open'): Ledger {
+    const base = ledgerOf({
+      rows: [
+        ['open', 0],
+        [apiStatus, 0, apiStatus === 'cut' ? 'deferred: #12' : ''],
+      ],
+    });
+    return {
+      ...base,
+      legs: {
+        members: [
+          { name: 'home', base: 'a'.repeat(40), seeded: true },
+          { name: 'api', base: 'b'.repeat(40), seeded: apiSeeded },
+        ],
+        mapping: [
+          { row: 1, ac: 1, leg: 'home' },
+          { row: 2, ac: 2, leg: 'api' },
+        ],
+      },
+    };
+  }
+
+  it('the seed stays due while a leg with a non-cut row is not seeded, whatever the home seed history says', () => {
+    expect(selectTarget(coordinated(false), SURVIVED)).toMatchObject({
+      target: 'seed',
+      why: 'seed-not-survived',
+    });
+  });
+
+  it('once every leg is seeded the numbered rows are taken, even without a home seed commit in history', () => {
+    expect(selectTarget(coordinated(true), emptyLoopHistory())).toMatchObject({
+      target: 1,
+      why: 'first-open',
+    });
+  });
+
+  it('a leg whose rows are all cut needs no seed', () => {
+    expect(selectTarget(coordinated(false, 'cut'), emptyLoopHistory())).toMatchObject({
+      target: 1,
+      why: 'first-open',
+    });
   });
 });

@@ -15,6 +15,7 @@
  */
 
 import { assign, enqueueActions, fromPromise, setup } from 'xstate';
+import { describeValue } from '../src/common/describe-value.js';
 import { NotProvidedError } from '../src/common/errors.js';
 import type { ReportStatus } from '../src/convergence/report-status.js';
 import type { OpenFinding } from '../src/convergence/round.js';
@@ -159,6 +160,11 @@ function notProvided(name: string) {
   };
 }
 
+/**
+ * The code and message of a rejected lane or acceptance (docs/decisions/rpi.md 39): its own string
+ * `code`, else `internal`; its own string `message`, else the rejected value as text (a string as
+ * itself, plain data as JSON, never "[object Object]"; `describeValue` never throws).
+ */
 function errorText(error: unknown): { code: string; message: string } {
   const code =
     typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
@@ -169,7 +175,7 @@ function errorText(error: unknown): { code: string; message: string } {
     error !== null &&
     typeof (error as { message?: unknown }).message === 'string'
       ? (error as { message: string }).message
-      : String(error);
+      : describeValue(error);
   return { code, message };
 }
 

@@ -29,8 +29,16 @@ export interface ScopeDerivation {
 /** A path-like token: what a check prints for a file, without line and column suffixes. */
 const TOKEN = /[A-Za-z0-9_@+~.\-/]+/g;
 
+/**
+ * A path as the recorded scope reads it (docs/cybernetic-loop.md step 2): `.` segments and empty
+ * ones (repeated slashes) dropped, except the empty first segment of an absolute path; then a
+ * trailing `/` or `.` (a sentence end) dropped.
+ */
 function normalize(path: string): string {
-  let p = path.replace(/^\.\//, '');
+  let p = path
+    .split('/')
+    .filter((segment, i) => segment !== '.' && (segment !== '' || i === 0))
+    .join('/');
   while (p.endsWith('/') || p.endsWith('.')) p = p.slice(0, -1);
   return p;
 }

@@ -84,6 +84,15 @@ describe('legacy cap: ledgers: which lines are the header', () => {
     );
   });
 
+  it('several findings after migration are all named, one after the other', () => {
+    const text = `${HEAD}\niterations: 0\ncap: 2\n\n| row | status | attempts | evidence |\n|---|---|---|---|\n| 1 | sleeping | 0 |  |\n| 2 | dozing | 0 |  |\n`;
+    const found = legacyAllowance(text);
+    expect(found.kind).toBe('invalid');
+    if (found.kind !== 'invalid') return;
+    expect(found.reason).toContain('line 11: ');
+    expect(found.reason).toContain('; line 12: ');
+  });
+
   it('a cap: ledger without a rows table is refused as not parsing, its last line still read', () => {
     const found = legacyAllowance(`${HEAD}\niterations: 0\ncap: 2`);
     expect(found.kind).toBe('invalid');

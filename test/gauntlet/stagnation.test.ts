@@ -7,6 +7,11 @@ import { LEDGER_PATH, ledgerOf, seededRun } from './rules-fixtures.js';
 const EMPTY = 'the last two attempts changed nothing outside the ledger';
 const BROKE = 'two returns broke the contract: ';
 
+/** A row's window counters after two empty child commits (the empty-child pair of §3.8). */
+function stagnant(row: number) {
+  return { row, windowStart: null, emptyChildStreak: 2, validationMissStreak: 0, lastConcreteMiss: null };
+}
+
 /** S1: row 3's last two child commits changed only the ledger and left it failed. */
 function s1() {
   return seededRun(5)
@@ -86,13 +91,6 @@ describe('rule 3 hints (§3.4, §3.8)', () => {
         ['failed', 2],
       ],
     });
-    const stagnant = (row: number) => ({
-      row,
-      windowStart: null,
-      emptyChildStreak: 2,
-      validationMissStreak: 0,
-      lastConcreteMiss: null,
-    });
     const history: LoopHistory = { ...emptyLoopHistory(ledger), rows: [1, 2, 3, 4].map(stagnant) };
     expect(rule3Hints(ledger, history).map((h) => h.row)).toEqual([3]);
     expect(rule3HintFor(ledger, history, 4)).toBeNull();
@@ -100,14 +98,6 @@ describe('rule 3 hints (§3.4, §3.8)', () => {
 });
 
 describe('rule 3 hints on open rows and in row order', () => {
-  const stagnant = (row: number) => ({
-    row,
-    windowStart: null,
-    emptyChildStreak: 2,
-    validationMissStreak: 0,
-    lastConcreteMiss: null,
-  });
-
   it('an open row with two empty child commits carries the empty-child hint', () => {
     const ledger = ledgerOf({ rows: [['open', 2]] });
     const history: LoopHistory = { ...emptyLoopHistory(ledger), rows: [stagnant(1)] };

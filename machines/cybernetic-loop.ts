@@ -15,6 +15,7 @@
  */
 
 import { assign, fromPromise, setup } from 'xstate';
+import { describeValue } from '../src/common/describe-value.js';
 import { NotProvidedError } from '../src/common/errors.js';
 import type { CheckExecution, CheckResult } from '../src/cybernetic/check.js';
 import { decideBaseline } from '../src/cybernetic/decide-after-run.js';
@@ -175,11 +176,15 @@ function transcriptOf(context: CyberneticLoopContext): RunTranscript {
   return context.transcript;
 }
 
+/**
+ * The text of an effect's error: its own `message` when that is a string, else the rejected
+ * value as text (`describeValue`: never `[object Object]`, and never a throw that would stop the
+ * run before it restores the checkpoint).
+ */
 function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null && 'message' in error)
-    return String((error as { message: unknown }).message);
-  return String(error);
+  const message =
+    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : describeValue(error);
 }
 
 /** An effect failure observed before any restoration ran. */

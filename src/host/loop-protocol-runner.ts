@@ -23,6 +23,7 @@ import {
   type Verification,
   type VerifyInput,
 } from '../../machines/loop-protocol/index.js';
+import { describeValue } from '../common/describe-value.js';
 import { InputError, LoopchartError } from '../common/errors.js';
 import type { PartialEntryContract } from '../loop-protocol/entry-contract.js';
 import type { MissingField } from '../loop-protocol/infer-or-stop.js';
@@ -265,11 +266,15 @@ export function projectLoopProtocolTranscript({
   return fields;
 }
 
+/**
+ * An effect's error as the ledger records it, by the machine's own rule (decisions/
+ * cybernetic-machines.md M32): its string `message`, else the rejected value as text. A resumed
+ * run replays this text as the error, so it must be what the machine recorded live.
+ */
 function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null && 'message' in error)
-    return String((error as { message: unknown }).message);
-  return String(error);
+  const message =
+    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : describeValue(error);
 }
 
 /**

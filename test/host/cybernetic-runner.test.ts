@@ -242,6 +242,66 @@ describe('loop-protocol machine, embedded', () => {
     expect(cancelled.status).toBe('cancelled-before-start');
   });
 
+  it('records an effect rejecting with plain data as the machine does, so a resumed run decides the same', async () => {
+    // decisions/cybernetic-machines.md M32: the rejected value as text, never "[object Object]".
+    const transcriptPath = join(mkdtempSync(join(tmpdir(), 'loopchart-loop-run-')), 'loop.jsonl');
+    const start = {
+      contract: {
+        outcome: 'zero failing tests',
+        observableSource: 'the failing-test count',
+        allowedActions: 'one root-cause fix per cycle',
+        actor: 'this task',
+        evaluator: 'npm test',
+        iterationBudget: 2,
+        plateauRule: 'stop after 2 non-improving cycles',
+      },
+    };
+    const unused = async (): Promise<never> => {
+      throw new Error('not reached: the baseline checkpoint fails');
+    };
+    const first = await runLoopProtocol({
+      transcriptPath,
+      start,
+      effects: {
+        observe: async () => ({
+          available: true,
+          summary: '3 failing',
+          metric: null,
+          fingerprint: 'failing-3',
+          userChangesOverlap: false,
+        }),
+        checkpoint: async () => {
+          throw { code: 'EIO', errno: -5 };
+        },
+        choose: unused,
+        act: unused,
+        verify: unused,
+        rollback: unused,
+      },
+    });
+    const evidence = ['no checkpoint could be confirmed: {"code":"EIO","errno":-5}'];
+    expect(first.output?.decision).toMatchObject({ rule: 'terminal-failure', evidence });
+    const records = parseTranscript(readFileSync(transcriptPath, 'utf8')).records;
+    expect(records.find((record) => record.event === 'xstate.error.actor.checkpoint')?.data).toEqual({
+      error: '{"code":"EIO","errno":-5}',
+    });
+    // Replayed from the ledger alone (no effect runs), the same evidence and decision.
+    const resumed = await runLoopProtocol({
+      transcriptPath: join(mkdtempSync(join(tmpdir(), 'loopchart-loop-run-')), 'loop.jsonl'),
+      start,
+      resume: records,
+      effects: {
+        observe: unused,
+        checkpoint: unused,
+        choose: unused,
+        act: unused,
+        verify: unused,
+        rollback: unused,
+      },
+    });
+    expect(resumed.output?.decision).toEqual(first.output?.decision);
+  });
+
   it('ends stopped for direction when the host gives none', async () => {
     const result = await runLoopProtocol({
       transcriptPath: join(mkdtempSync(join(tmpdir(), 'loopchart-loop-run-')), 'loop.jsonl'),

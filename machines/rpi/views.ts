@@ -2,6 +2,8 @@
  * Pure views of the RPI context (thin calls into src/convergence/): what the guards, actions and
  * actor inputs of every region compute, and the run's outcome.
  */
+
+import { describeValue } from '../../src/common/describe-value.js';
 import { InputError, LoopchartError, NotProvidedError } from '../../src/common/errors.js';
 import { normalizeRound } from '../../src/convergence/normalize-round.js';
 import { receiptFreshness } from '../../src/convergence/receipt-freshness.js';
@@ -72,7 +74,7 @@ export function describeFailure(stage: string, error: unknown): RpiFailure {
           error !== null &&
           typeof (error as { message?: unknown }).message === 'string'
         ? (error as { message: string }).message
-        : String(error);
+        : describeValue(error);
   return { stage, code: 'internal', message, input: false, findings: [] };
 }
 

@@ -201,7 +201,7 @@ describe('rpi effects: an effect that fails becomes the run failure as JSON (dec
     expect(outcome.failure).toEqual(internal('validateFresh', 'disk full'));
   });
 
-  it('describes a rejected object whose message is not text by the object as text', async () => {
+  it('describes a rejected object whose message is not text by its data, not by its toString', async () => {
     const { outcome } = await runRpi(
       {},
       {
@@ -211,6 +211,32 @@ describe('rpi effects: an effect that fails becomes the run failure as JSON (dec
       },
     );
     expect(outcome.terminal).toBe('failed');
-    expect(outcome.failure).toEqual(internal('finalCi', 'quota exceeded'));
+    expect(outcome.failure).toEqual(internal('finalCi', '{"message":42}'));
+  });
+
+  it('describes rejected plain data by its JSON, never as [object Object] (decision 6)', async () => {
+    const { outcome } = await runRpi(
+      {},
+      {
+        plan: () => {
+          throw { reason: 'rate limited', retryAfter: 30 };
+        },
+      },
+    );
+    expect(outcome.terminal).toBe('failed');
+    expect(outcome.failure).toEqual(internal('planning', '{"reason":"rate limited","retryAfter":30}'));
+  });
+
+  it('ends in failed, without a crash, on a rejected value String() cannot print', async () => {
+    const { outcome } = await runRpi(
+      {},
+      {
+        measureSubject: () => {
+          throw { toString: false };
+        },
+      },
+    );
+    expect(outcome.terminal).toBe('failed');
+    expect(outcome.failure).toEqual(internal('measuring', '{"toString":false}'));
   });
 });

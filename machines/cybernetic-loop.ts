@@ -15,7 +15,7 @@
  */
 
 import { assign, fromPromise, setup } from 'xstate';
-import { describeValue } from '../src/common/describe-value.js';
+import { describeError } from '../src/common/describe-value.js';
 import { NotProvidedError } from '../src/common/errors.js';
 import type { CheckExecution, CheckResult } from '../src/cybernetic/check.js';
 import { decideBaseline } from '../src/cybernetic/decide-after-run.js';
@@ -177,15 +177,11 @@ function transcriptOf(context: CyberneticLoopContext): RunTranscript {
 }
 
 /**
- * The text of an effect's error: its own `message` when that is a string, else the rejected
- * value as text (`describeValue`: never `[object Object]`, and never a throw that would stop the
- * run before it restores the checkpoint).
+ * The text of an effect's error (`describeError`: its own string `message`, else the value as
+ * text; never `[object Object]`, and never a throw that would stop the run before it restores the
+ * checkpoint).
  */
-function errorText(error: unknown): string {
-  const message =
-    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : describeValue(error);
-}
+const errorText = describeError;
 
 /** An effect failure observed before any restoration ran. */
 function effectFailed(operation: string, error: unknown): EffectFailure {

@@ -2,7 +2,7 @@
  * Thin readers over the pure core (src/loop-protocol/): what the guards, actions and actor inputs
  * of every region compute from the context.
  */
-import { describeValue } from '../../src/common/describe-value.js';
+import { describeError } from '../../src/common/describe-value.js';
 import { NotProvidedError } from '../../src/common/errors.js';
 import { actionDisposition, nextStreaks } from '../../src/loop-protocol/cycle-record.js';
 import type { EntryContract } from '../../src/loop-protocol/entry-contract.js';
@@ -24,15 +24,11 @@ export function notProvided(name: string) {
 }
 
 /**
- * The text of an effect's error: its own `message` when that is a string, else the rejected
- * value as text (`describeValue`: never `[object Object]`, and never a throw that would stop the
- * machine before it reaches the continue / pivot / stop table).
+ * The text of an effect's error (`describeError`: its own string `message`, else the value as
+ * text; never `[object Object]`, and never a throw that would stop the machine before it reaches
+ * the continue / pivot / stop table).
  */
-export function errorText(error: unknown): string {
-  const message =
-    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : describeValue(error);
-}
+export const errorText = describeError;
 
 export function outputOf<T>(event: unknown): T {
   return (event as { output: T }).output;

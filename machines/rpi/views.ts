@@ -3,7 +3,7 @@
  * actor inputs of every region compute, and the run's outcome.
  */
 
-import { describeValue } from '../../src/common/describe-value.js';
+import { describeError } from '../../src/common/describe-value.js';
 import { InputError, LoopchartError, NotProvidedError } from '../../src/common/errors.js';
 import { normalizeRound } from '../../src/convergence/normalize-round.js';
 import { receiptFreshness } from '../../src/convergence/receipt-freshness.js';
@@ -67,15 +67,7 @@ export function describeFailure(stage: string, error: unknown): RpiFailure {
       findings: [...error.findings],
     };
   }
-  const message =
-    error instanceof Error
-      ? error.message
-      : typeof error === 'object' &&
-          error !== null &&
-          typeof (error as { message?: unknown }).message === 'string'
-        ? (error as { message: string }).message
-        : describeValue(error);
-  return { stage, code: 'internal', message, input: false, findings: [] };
+  return { stage, code: 'internal', message: describeError(error), input: false, findings: [] };
 }
 
 export function identityWellFormed(outcome: PlanOutcome): boolean {

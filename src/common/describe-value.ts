@@ -21,3 +21,25 @@ export function describeValue(value: unknown): string {
   }
   return typeof value;
 }
+
+/**
+ * The text of a thrown or rejected value, one rule for every machine, runner and journal: the
+ * value's own `message` when that is a string (every `Error`, and error-like plain data such as
+ * `{ message: 'disk full' }`), else the value as {@link describeValue} names it. A journal that
+ * records this text and replays it as an `Error` therefore gives a resumed run the text the live
+ * run recorded.
+ *
+ * @param error what was thrown or rejected
+ * @returns its message, or the value described; never throws (a `message` getter that throws
+ *   counts as no message)
+ */
+export function describeError(error: unknown): string {
+  let message: unknown;
+  try {
+    message =
+      typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  } catch {
+    message = undefined;
+  }
+  return typeof message === 'string' ? message : describeValue(error);
+}

@@ -22,6 +22,7 @@ import {
   type RunChecksInput,
   type RunChecksOutput,
 } from '../../machines/cybernetic-loop.js';
+import { describeError } from '../common/describe-value.js';
 import { InputError, LoopchartError } from '../common/errors.js';
 import { renderCheckCommand } from '../cybernetic/check-command.js';
 import type { ScopeDerivation } from '../cybernetic/derive-scope.js';
@@ -150,9 +151,7 @@ export class CyberneticRunError extends LoopchartError {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const messageOf = describeError;
 
 function evidenceLines(run: number, evidence: readonly CheckEvidence[]): string[] {
   return evidence.map((item) => {

@@ -23,7 +23,7 @@ import {
   type Verification,
   type VerifyInput,
 } from '../../machines/loop-protocol/index.js';
-import { describeValue } from '../common/describe-value.js';
+import { describeError } from '../common/describe-value.js';
 import { InputError, LoopchartError } from '../common/errors.js';
 import type { PartialEntryContract } from '../loop-protocol/entry-contract.js';
 import type { MissingField } from '../loop-protocol/infer-or-stop.js';
@@ -271,11 +271,7 @@ export function projectLoopProtocolTranscript({
  * cybernetic-machines.md M32): its string `message`, else the rejected value as text. A resumed
  * run replays this text as the error, so it must be what the machine recorded live.
  */
-function errorMessage(error: unknown): string {
-  const message =
-    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : describeValue(error);
-}
+const errorMessage = describeError;
 
 /**
  * Runs the loop protocol machine to its end.

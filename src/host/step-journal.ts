@@ -14,6 +14,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeError } from '../common/describe-value.js';
 import { InputError, LoopchartError } from '../common/errors.js';
 import { type Finding, formatFindings } from '../common/finding.js';
 import { EffectAbortedError } from '../effects/abort.js';
@@ -484,7 +485,7 @@ function journaled(error: unknown): JournaledError {
   return {
     kind: 'other',
     code: null,
-    message: error instanceof Error ? error.message : String(error),
+    message: describeError(error),
     findings: [],
   };
 }

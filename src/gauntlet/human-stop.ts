@@ -377,6 +377,9 @@ export function parseHumanReply(reply: string, stop: HumanStop, ledger?: Ledger)
   return { ok: true, choice };
 }
 
+/** Characters (code points) of an unknown reply quoted in its rejection. */
+const UNKNOWN_QUOTE_LENGTH = 40;
+
 type Parsed =
   | { ok: true; choice: HumanChoice }
   | { ok: false; code: HumanReplyRejectionCode; reason: string };
@@ -416,10 +419,12 @@ function parseKeywordReply(text: string, stop: HumanStop): Parsed {
     if (/[\r\n]/.test(reason)) return malformed('a redraw reason is one line');
     return { ok: true, choice: { kind: 'redraw', reason } };
   }
+  // Quote at most UNKNOWN_QUOTE_LENGTH code points, so a character outside the BMP is never cut.
+  const quoted = [...text].slice(0, UNKNOWN_QUOTE_LENGTH).join('');
   return {
     ok: false,
     code: 'reply.unknown',
-    reason: `"${text.slice(0, 40)}" is not a reply this loop understands; answer with one of: ${menuSummary(stop)}`,
+    reason: `"${quoted}" is not a reply this loop understands; answer with one of: ${menuSummary(stop)}`,
   };
 }
 

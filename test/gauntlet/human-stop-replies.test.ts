@@ -88,6 +88,13 @@ describe('blanks and empty replies', () => {
       'reply.unknown',
       `"${first40}" is not a reply this loop understands; answer with one of: ${ROW_MENU}`,
     ]);
+    // Characters are code points, as in decision cells: a character outside the BMP (two UTF-16
+    // units) is quoted whole, never cut in half into a lone surrogate.
+    const wide = `${'a'.repeat(39)}\u{1F4E6} and more`;
+    expect(why(wide, rowStop)).toEqual([
+      'reply.unknown',
+      `"${'a'.repeat(39)}\u{1F4E6}" is not a reply this loop understands; answer with one of: ${ROW_MENU}`,
+    ]);
     expect(why('go on', recoveryStop)).toEqual([
       'reply.unknown',
       `"go on" is not a reply this loop understands; answer with one of: ${RECOVERY_MENU}`,

@@ -101,8 +101,10 @@ export function amendmentEntries(specText: string): readonly string[] {
   for (let index = start + 1; index < lines.length; index++) {
     const line = lines[index] as string;
     if (/^#{1,6}[ \t]/.test(line)) break;
-    const bullet = /^[-*][ \t]+(.*)$/.exec(line.trim());
-    if (bullet !== null && (bullet[1] as string).trim() !== '') entries.push((bullet[1] as string).trim());
+    // `s`: an entry may hold U+2028/U+2029 (evidence may), which `.` would not match. The line is
+    // trimmed, so a bullet's text is never blank.
+    const bullet = /^[-*][ \t]+(.*)/s.exec(line.trim());
+    if (bullet !== null) entries.push((bullet[1] as string).trim());
   }
   return entries;
 }

@@ -87,7 +87,9 @@ export function criterionEntriesLine(ac: number, entries: readonly CriterionEntr
  * The text of every ledger row, as the child tools and the prompt show it: each row carries the
  * text of the criterion it stands for (through `## Leg mapping` on a coordinated ledger, so a
  * shared criterion's text appears under each of its rows), numbered by the ledger row. A row the
- * spec or the mapping lacks is left out. Without a ledger the spec's criteria are its rows.
+ * spec or the mapping lacks is left out. Without a ledger, or on a single-leg ledger, the spec's
+ * criteria are its rows, every one (docs/decisions/legs.md L25: also a criterion written after the
+ * seed, which has no ledger row yet).
  *
  * @param spec the spec's criteria
  * @param ledger the ledger, or `null` when it cannot be read

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
-import { entriesOfCriterion, rowAsCriterion } from '../../src/gauntlet/leg-amendments.js';
-import type { Ledger } from '../../src/gauntlet/types.js';
+import { entriesOfCriterion, ledgerRowTexts, rowAsCriterion } from '../../src/gauntlet/leg-amendments.js';
+import type { Ledger, SpecRow } from '../../src/gauntlet/types.js';
 
 /** §1.8: six rows, single leg (`home`). */
 const SECTION_1_8 = [
@@ -107,5 +107,26 @@ describe('rowAsCriterion: how an amendment entry names the row', () => {
   it('a coordinated ledger names the criterion, or the row when the mapping does not list it', () => {
     expect(rowAsCriterion(coordinated(), 3)).toBe('criterion 2 (row 3, api)');
     expect(rowAsCriterion(coordinated(), 9)).toBe('row 9');
+  });
+});
+
+describe('ledgerRowTexts on a single-leg ledger (docs/decisions/legs.md L25)', () => {
+  it('lists every criterion of the spec, also one the ledger has no row for yet', () => {
+    // §1.8's ledger has six rows; this spec has a seventh criterion, written after the seed.
+    const spec: SpecRow[] = [1, 2, 3, 4, 5, 6, 7].map((row) => ({
+      row,
+      text: `criterion ${row} of the spec`,
+      line: 10 + row,
+      disposition: { kind: 'in-scope', explicit: false },
+    }));
+    expect(ledgerRowTexts(spec, singleLeg()).map((entry) => [entry.row, entry.text])).toEqual([
+      [1, 'criterion 1 of the spec'],
+      [2, 'criterion 2 of the spec'],
+      [3, 'criterion 3 of the spec'],
+      [4, 'criterion 4 of the spec'],
+      [5, 'criterion 5 of the spec'],
+      [6, 'criterion 6 of the spec'],
+      [7, 'criterion 7 of the spec'],
+    ]);
   });
 });

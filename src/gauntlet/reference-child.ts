@@ -5,6 +5,7 @@
  * valid by construction and a "miss" breaks exactly one named rule.
  */
 import { formatChildBody, formatSubject } from './commits.js';
+import { legRows } from './companion.js';
 import { formatOutcomeDecision, formatSeedDecision } from './decisions.js';
 import type { DispatchPlan } from './dispatch.js';
 import type { Ledger, LedgerRow } from './types.js';
@@ -76,7 +77,9 @@ export function referenceChildReturn(plan: DispatchPlan, behaviour: ReferenceBeh
     for (const [row, evidence] of Object.entries(behaviour.evidence))
       changes.set(Number(row), { evidence, ...(closed.has(Number(row)) ? { status: 'done' as const } : {}) });
     const seeded = changes.size;
-    const firstOpen = base.rows.find((row) => row.status === 'open' && !closed.has(row.row));
+    // A leg's seed names its own leg's first open row (docs/decisions/legs.md L24).
+    const legOf = base.legs === undefined ? base.rows : legRows(base, plan.pending.repo);
+    const firstOpen = legOf.find((row) => row.status === 'open' && !closed.has(row.row));
     const decision = formatSeedDecision(
       seeded,
       closed.size,

@@ -1,0 +1,73 @@
+/**
+ * The reference child's seed on a coordinated ledger names the first open row of the leg it
+ * seeds, not of the whole ledger (docs/decisions/legs.md L24; gauntlet-protocol §1.8's
+ * coordinated variant, with web's row 1 still open so the two answers differ).
+ */
+import { describe, expect, it } from 'vitest';
+import { planDispatch } from '../../src/gauntlet/dispatch.js';
+import { parseLedger } from '../../src/gauntlet/ledger.js';
+import { referenceChildReturn } from '../../src/gauntlet/reference-child.js';
+import type { Ledger } from '../../src/gauntlet/types.js';
+
+const COORDINATED = [
+  '# Loop ledger',
+  '**Spec:** doc/specs/2026-11-02-csv-export.md',
+  'base: 3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234',
+  'base web: 3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234',
+  'seeded web: yes',
+  'base api: 0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d',
+  'seeded api: no',
+  'verification: npm test',
+  'checks: commands',
+  'iterations: 2',
+  'allowance: 4',
+  '',
+  '| row | status | attempts | evidence |',
+  '|---|---|---|---|',
+  '| 1 | open | 1 | button check; 1 failing |',
+  '| 2 | done | 1 | stream check; passes in web |',
+  '| 3 | open | 0 | |',
+  '| 4 | open | 0 | |',
+  '',
+  '## Leg mapping',
+  '',
+  '| row | ac | leg |',
+  '|---|---|---|',
+  '| 1 | 1 | web |',
+  '| 2 | 2 | web |',
+  '| 3 | 2 | api |',
+  '| 4 | 3 | api |',
+  '',
+  '## Decisions',
+  '',
+].join('\n');
+
+function coordinated(): Ledger {
+  const result = parseLedger(COORDINATED);
+  expect(result.findings).toEqual([]);
+  if (result.ledger === null) throw new Error('the coordinated ledger does not parse');
+  return result.ledger;
+}
+
+const API_HEAD = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
+
+describe('the reference child seeds a leg', () => {
+  it("api's seed names api's first open row (3), not web's open row 1", () => {
+    const plan = planDispatch({ ledger: coordinated(), target: 'seed', head: API_HEAD, repo: 'api' });
+    const seeded = referenceChildReturn(plan, {
+      kind: 'seed',
+      evidence: { 3: 'stream check; 1 failing in api', 4: 'rate check; 1 failing' },
+    });
+    expect(seeded.ledger.decisions.at(-1)).toBe('row 0 done | seeded 2 rows, closed 0 on baseline | row 3');
+  });
+
+  it("with api's row 3 closed on the baseline the next is api's row 4", () => {
+    const plan = planDispatch({ ledger: coordinated(), target: 'seed', head: API_HEAD, repo: 'api' });
+    const seeded = referenceChildReturn(plan, {
+      kind: 'seed',
+      evidence: { 3: 'stream check; passes on baseline', 4: 'rate check; 1 failing' },
+      closeOnBaseline: [3],
+    });
+    expect(seeded.ledger.decisions.at(-1)).toBe('row 0 done | seeded 2 rows, closed 1 on baseline | row 4');
+  });
+});

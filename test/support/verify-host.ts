@@ -1,10 +1,12 @@
 /**
- * A scripted in-memory host for the loop engine's verify region (verify steps 1-5, coordinated
- * legs): the machine starts on a restored ledger whose every row is closed, so the ordered table
- * enters verify at once. The host keeps one "disk" (the ledger text and home HEAD): a commit writes
- * the requested ledger and moves HEAD, a reservation writes the reserved ledger, a refresh reads
- * them back. Gate runs, reviews, child reports and boundaries are taken from the script in order;
- * every actor's input is recorded, so a test asserts on what the machine handed the host.
+ * A scripted in-memory host for the loop engine (verify steps 1-5, coordinated legs, and the
+ * dispatch loop before them): the machine starts on a restored ledger (in the verify tests every
+ * row is closed, so the ordered table enters verify at once). The host keeps one "disk" (the
+ * ledger text and home HEAD): a commit writes the requested ledger and moves HEAD, a reservation
+ * writes the reserved ledger, a refresh reads them back. Gate runs, reviews, child reports and
+ * boundaries are taken from the script in order; the script may replace any other actor (the
+ * recovery steps, the model resolution); every actor's input and every notice the loop prints are
+ * recorded, so a test asserts on what the machine handed the host.
  * No process is spawned and nothing touches a disk.
  */
 import { type Actor, createActor, fromPromise, type SnapshotFrom, waitFor } from 'xstate';
@@ -61,17 +63,28 @@ export const SINGLE_LEG_SPEC = [
 
 /** What a verify test scripts. */
 export interface VerifyScript {
-  /** The ledger on disk at start (every row closed). */
+  /** The ledger on disk at start (in the verify tests every row is closed). */
   readonly ledgerText: string;
-  readonly specText: string;
+  /** The spec file, or `null` when it cannot be read. */
+  readonly specText: string | null;
   /** Home HEAD at start. */
   readonly head: string;
   /** A coordinated run's checkouts (member -> path); absent for a single leg. */
   readonly legCheckouts?: Readonly<Record<string, string>>;
-  /** A coordinated run's checkout HEADs as `inspectWorkspace` and `refresh` report them. */
+  /**
+   * A coordinated run's checkout HEADs as `inspectWorkspace` and `refresh` report them, like the
+   * real host only when their input names the checkouts.
+   */
   readonly legHeads?: Readonly<Record<string, string>>;
+  /** The checkout HEADs of the refreshes, in order; a refresh past the list reports `legHeads`. */
+  readonly refreshLegHeads?: readonly Readonly<Record<string, string>>[];
   /** Home `loop: repair verification` markers since base, as the host's replay reports them. */
   readonly verificationRepairs?: number;
+  /**
+   * Other facts of the history the host's replay reports (such as the surviving seed), over the
+   * empty history of the ledger on disk.
+   */
+  readonly history?: Partial<LoopHistory>;
   /** Gate runs, in order. */
   readonly gates?: readonly GateRun[];
   /** Review reports, in order (whole-diff and conformance alike). */
@@ -82,6 +95,13 @@ export interface VerifyScript {
   readonly boundaries?: readonly BoundaryFacts[];
   /** HEADs the host's commits move home to, in order (marker, amendment, fix round ...). */
   readonly commitHeads?: readonly string[];
+  /**
+   * Bodies replacing (or adding) actors by source name, such as the recovery steps
+   * (`checkProvenance`, `cleanupJobs`, `collectActionRecords`, `resetCheckout`) or
+   * `resolveImplModel`; their calls are recorded like the others.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: each test scripts the actor it replaces
+  readonly actors?: Readonly<Record<string, (input: any) => unknown>>;
 }
 
 /** One actor invocation the host saw. */
@@ -97,6 +117,8 @@ type LoopSnapshot = SnapshotFrom<typeof loopImplementationMachine>;
 export interface VerifyRun {
   readonly actor: Actor<typeof loopImplementationMachine>;
   readonly calls: HostCall[];
+  /** The text of every `notice` the loop emitted (`terminated <k> child jobs` ...), in order. */
+  readonly notices: string[];
   /** The inputs of every call of one actor source, in order. */
   // biome-ignore lint/suspicious/noExplicitAny: see HostCall.input
   inputsOf(actor: string): any[];
@@ -118,6 +140,7 @@ export function startVerifyRun(script: VerifyScript): VerifyRun {
   const children = [...(script.children ?? [])];
   const boundaries = [...(script.boundaries ?? [])];
   const commitHeads = [...(script.commitHeads ?? [])];
+  const refreshLegHeads = [...(script.refreshLegHeads ?? [])];
   let ledgerText = script.ledgerText;
   let head = script.head;
 
@@ -136,29 +159,44 @@ export function startVerifyRun(script: VerifyScript): VerifyRun {
     head = take(commitHeads, 'commit HEAD');
     return { head };
   };
-  // Without a repair count the machine replays history itself (no commits since base).
+  // Without scripted history facts the machine replays history itself (no commits since base).
   const history = (): { history: LoopHistory } | { commits: [] } => {
-    if (script.verificationRepairs === undefined) return { commits: [] };
+    if (script.verificationRepairs === undefined && script.history === undefined) return { commits: [] };
     const ledger = parseLedger(ledgerText).ledger ?? undefined;
-    return { history: { ...emptyLoopHistory(ledger), verificationRepairs: script.verificationRepairs } };
+    return {
+      history: {
+        ...emptyLoopHistory(ledger),
+        ...script.history,
+        ...(script.verificationRepairs === undefined
+          ? {}
+          : { verificationRepairs: script.verificationRepairs }),
+      },
+    };
   };
 
+  // The real host reads the HEADs of the checkouts it is given, and of none otherwise.
+  const legHeadsPart = (input: { legCheckouts?: unknown }, heads = script.legHeads) =>
+    heads === undefined || input.legCheckouts === undefined ? {} : { legHeads: heads };
+
+  const replaced = Object.fromEntries(
+    Object.entries(script.actors ?? {}).map(([name, body]) => [name, scripted(name, body)]),
+  );
   const machine = loopImplementationMachine.provide({
     actors: {
-      inspectWorkspace: scripted('inspectWorkspace', () => ({
+      inspectWorkspace: scripted('inspectWorkspace', (input: { legCheckouts?: unknown }) => ({
         head,
         porcelain: '',
         ledgerText,
         specText: script.specText,
         savedLedgerText: null,
-        ...(script.legHeads === undefined ? {} : { legHeads: script.legHeads }),
+        ...legHeadsPart(input),
       })),
       resolveSettings: scripted('resolveSettings', () => ({ allowance: 4, escalateAfter: 2 })),
-      refresh: scripted('refresh', () => ({
+      refresh: scripted('refresh', (input: { legCheckouts?: unknown }) => ({
         head,
         ledgerText,
         ...history(),
-        ...(script.legHeads === undefined ? {} : { legHeads: script.legHeads }),
+        ...legHeadsPart(input, refreshLegHeads.shift() ?? script.legHeads),
       })),
       commitLedger: scripted('commitLedger', (request: { ledger: Ledger }) => commit(request.ledger)),
       resolveImplModel: scripted('resolveImplModel', () => ({ model: 'repair-model' })),
@@ -180,6 +218,7 @@ export function startVerifyRun(script: VerifyScript): VerifyRun {
         return { head };
       }),
       finishBranch: scripted('finishBranch', () => ({})),
+      ...replaced,
     } as never,
   });
   const actor = createActor(machine, {
@@ -190,10 +229,13 @@ export function startVerifyRun(script: VerifyScript): VerifyRun {
       ...(script.legCheckouts === undefined ? {} : { legCheckouts: script.legCheckouts }),
     },
   });
+  const notices: string[] = [];
+  actor.on('notice', (event) => notices.push(event.text));
   actor.start();
   return {
     actor,
     calls,
+    notices,
     inputsOf: (name) => calls.filter((c) => c.actor === name).map((c) => c.input),
     settled: () => waitFor(actor, (s) => s.status !== 'active' || s.matches('humanStop')),
     until: (predicate) => waitFor(actor, predicate),

@@ -2,7 +2,7 @@
  * Pure views of the loop context: thin calls into the protocol core (src/gauntlet/) that the
  * guards, actions and actor inputs of every region share.
  */
-import { describeValue } from '../../src/common/describe-value.js';
+import { describeError } from '../../src/common/describe-value.js';
 import type { Finding } from '../../src/common/finding.js';
 import { amendSpecText } from '../../src/gauntlet/amendment.js';
 import { amendmentEntries } from '../../src/gauntlet/amendment-items.js';
@@ -176,17 +176,8 @@ export function headLedger(context: LoopContext): Ledger {
   return context.ledger as Ledger;
 }
 
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  // A host may reject with a plain object: use its message when it has one, else its JSON, never "[object Object]".
-  if (
-    typeof error === 'object' &&
-    error !== null &&
-    typeof (error as { message?: unknown }).message === 'string'
-  )
-    return (error as { message: string }).message;
-  return describeValue(error);
-}
+/** An effect's error text: the shared rule of every machine (`describeError`, src/common/describe-value.ts). */
+export { describeError };
 
 /** Whether an escalated round needs a model: the rules said so and no model is held yet. */
 export function escalationDue(context: LoopContext): boolean {

@@ -1,0 +1,134 @@
+/**
+ * The entry region driven through the real machine by the scripted in-memory host
+ * (gauntlet-protocol §3.1 entry steps 1-5 and §3.2 authorized restore): which configuration error
+ * an unusable spec, or an unavailable settings tool ends in, what a dirty
+ * tree before the first dispatch shows, and what the seed commit and the workspace read are
+ * handed for a coordinated run. Every expected value is written here from those texts.
+ */
+import { describe, expect, it } from 'vitest';
+import { legSpecText } from '../support/legs-fixtures.js';
+import { SINGLE_LEG_LEDGER, SINGLE_LEG_SPEC, sha, startVerifyRun } from '../support/verify-host.js';
+
+/** A fresh start: no ledger on disk yet. */
+const FRESH = null as unknown as string;
+
+describe('an unusable spec (§3.1 step 2: the spec is read in full at seed and restore)', () => {
+  it('that cannot be read ends invalid with "cannot read the spec <path>" and no findings', async () => {
+    const run = startVerifyRun({ ledgerText: SINGLE_LEG_LEDGER, specText: null, head: sha('1') });
+    const end = await run.settled();
+    expect(end.output).toEqual({
+      status: 'invalid',
+      message: 'cannot read the spec docs/specs/csv-export.md',
+      findings: [],
+    });
+  });
+
+  it('that reads but does not check ends invalid with "is not valid" and its findings', async () => {
+    const run = startVerifyRun({
+      ledgerText: SINGLE_LEG_LEDGER,
+      specText: '# CSV export\n\nNo criteria yet.\n',
+      head: sha('1'),
+    });
+    const end = await run.settled();
+    expect(end.output).toMatchObject({
+      status: 'invalid',
+      message: 'the spec docs/specs/csv-export.md is not valid',
+      findings: [{ code: 'spec.ac.missing' }],
+    });
+    expect(run.calls.map((c) => c.actor)).toEqual(['inspectWorkspace', 'resolveSettings']);
+  });
+});
+
+describe('an unavailable settings tool at a fresh seed (§3.1 step 3)', () => {
+  it('stops before dispatch with the protocol sentence and the tool error as its finding', async () => {
+    const run = startVerifyRun({
+      ledgerText: FRESH,
+      specText: SINGLE_LEG_SPEC,
+      head: sha('1'),
+      actors: {
+        resolveSettings: () => {
+          throw new Error('gauntlet_setting exited 127');
+        },
+      },
+    });
+    const end = await run.settled();
+    expect(end.output).toEqual({
+      status: 'invalid',
+      message: 'cannot resolve escalation threshold: settings tool unavailable (loopEngine.escalateAfter)',
+      findings: [{ code: 'settings.unavailable', line: 0, reason: 'gauntlet_setting exited 127' }],
+    });
+    expect(run.inputsOf('commitLedger')).toEqual([]);
+  });
+});
+
+describe('a dirty tree before the first dispatch (fresh entry)', () => {
+  const dirtyStart = (porcelain: string) =>
+    startVerifyRun({
+      ledgerText: FRESH,
+      specText: SINGLE_LEG_SPEC,
+      head: sha('1'),
+      actors: {
+        inspectWorkspace: () => ({
+          head: sha('1'),
+          porcelain,
+          ledgerText: null,
+          specText: SINGLE_LEG_SPEC,
+          savedLedgerText: null,
+        }),
+      },
+    });
+
+  it('stops at the dirty-tree stop listing the dirt on one line, without seeding', async () => {
+    const run = dirtyStart('?? notes.txt\n?? scratch/a.ts\n');
+    const end = await run.settled();
+    expect(end.value).toEqual({ humanStop: 'dirtyTree' });
+    expect(end.context.stop).toEqual({ kind: 'dirty-start', detail: '?? notes.txt; ?? scratch/a.ts' });
+    expect(run.inputsOf('commitLedger')).toEqual([]);
+  });
+
+  it('lists only the first ten lines of a longer status', async () => {
+    const lines = Array.from({ length: 12 }, (_, i) => `?? f${i + 1}.txt`);
+    const run = dirtyStart(`${lines.join('\n')}\n`);
+    const end = await run.settled();
+    expect(end.context.stop).toEqual({
+      kind: 'dirty-start',
+      detail:
+        '?? f1.txt; ?? f2.txt; ?? f3.txt; ?? f4.txt; ?? f5.txt; ?? f6.txt; ?? f7.txt; ?? f8.txt; ?? f9.txt; ?? f10.txt',
+    });
+  });
+});
+
+describe('a coordinated fresh entry (§3.20, coordinated-legs Entry)', () => {
+  it('reads the checkouts it was given and seeds each member on its checkout HEAD', async () => {
+    const spec = legSpecText({
+      criteria: ['Export writes a header row', 'The API serves the CSV'],
+      legs: ['- web (home): 1', '- api: 2'],
+    });
+    const run = startVerifyRun({
+      ledgerText: FRESH,
+      specText: spec,
+      head: sha('1'),
+      legCheckouts: { web: '/checkouts/web', api: '/checkouts/api' },
+      legHeads: { web: sha('1'), api: sha('a') },
+      commitHeads: [sha('2')],
+      actors: {
+        refresh: () => {
+          throw new Error('stop after the seed');
+        },
+      },
+    });
+    await run.settled();
+    expect(run.inputsOf('inspectWorkspace')[0].legCheckouts).toEqual({
+      web: '/checkouts/web',
+      api: '/checkouts/api',
+    });
+    const [seed] = run.inputsOf('commitLedger');
+    expect(seed.subject).toBe('loop: seed ledger');
+    expect(seed.ledger.base).toBe(sha('1'));
+    expect(seed.ledger.rows.map((r: { status: string }) => r.status)).toEqual(['open', 'open']);
+    expect(seed.ledger.legs.members).toEqual([
+      { name: 'web', base: sha('1'), seeded: false },
+      { name: 'api', base: sha('a'), seeded: false },
+    ]);
+  });
+});

@@ -1,12 +1,12 @@
 /**
  * The entry region driven through the real machine by the scripted in-memory host
  * (gauntlet-protocol §3.1 entry steps 1-5 and §3.2 authorized restore): which configuration error
- * an unusable spec, or an unavailable settings tool ends in, what a dirty
- * tree before the first dispatch shows, and what the seed commit and the workspace read are
- * handed for a coordinated run. Every expected value is written here from those texts.
+ * an unusable spec or an unavailable settings tool ends in, what a dirty tree before the first
+ * dispatch shows, what the seed commit and the workspace read are handed for a coordinated run,
+ * and the error of a coordinated restore started without its checkouts. Every expected value is written here from those texts.
  */
 import { describe, expect, it } from 'vitest';
-import { legSpecText } from '../support/legs-fixtures.js';
+import { API_BASE, coordinatedLedgerText, HOME_BASE, legSpecText } from '../support/legs-fixtures.js';
 import { SINGLE_LEG_LEDGER, SINGLE_LEG_SPEC, sha, startVerifyRun } from '../support/verify-host.js';
 
 /** A fresh start: no ledger on disk yet. */
@@ -130,5 +130,37 @@ describe('a coordinated fresh entry (§3.20, coordinated-legs Entry)', () => {
       { name: 'web', base: sha('1'), seeded: false },
       { name: 'api', base: sha('a'), seeded: false },
     ]);
+  });
+});
+
+describe('a coordinated restore started without the checkouts (§3.20: each leg has its checkout)', () => {
+  it('ends in an error naming the companion and the missing `--leg` before any dispatch', async () => {
+    // §1.8's mapping: web = home (rows 1-2, done), api (rows 3-4, open): the table dispatches row 3 in api.
+    const ledger = coordinatedLedgerText({
+      members: [
+        { name: 'web', base: HOME_BASE, seeded: true },
+        { name: 'api', base: API_BASE, seeded: true },
+      ],
+      rows: [
+        '| 1 | done | 1 | npm test; header row written |',
+        '| 2 | done | 1 | npm test; commas and quotes escaped |',
+        '| 3 | open | 0 |  |',
+        '| 4 | open | 0 |  |',
+      ],
+      decisions: [
+        'row 1 done | header row written | take row 2',
+        'row 2 done | web escapes quotes | take row 3',
+      ],
+    });
+    const spec = legSpecText({
+      criteria: ['Export writes a header row', 'Commas and quotes are escaped', 'The API serves the CSV'],
+      legs: ['- web (home): 1, 2', '- api: 2, 3'],
+    });
+    const run = startVerifyRun({ ledgerText: ledger, specText: spec, head: sha('1') });
+    await expect(run.settled()).rejects.toThrow(
+      'the checkout of leg api was not read (no --leg api=<path>?)',
+    );
+    expect(run.inputsOf('reserveDispatch')).toEqual([]);
+    expect(run.inputsOf('commitLedger')).toEqual([]);
   });
 });

@@ -113,3 +113,26 @@ describe('a return whose commit deletes the ledger file (§3.10: the ledger at H
     ]);
   });
 });
+
+describe('a return whose commit names another tuple (§3.10 attribution, decision A12)', () => {
+  it('stops at recovery-incomplete with the body line it found and the one expected, committing nothing', async () => {
+    const r = run(
+      returned(null, {
+        commit: {
+          sha: sha('3'),
+          subject: 'loop: row 2 done',
+          body: [`pending: 1 | home | ${HEAD}`, 'iteration: 3'].join('\n'),
+        },
+      }),
+    );
+    const stopped = await r.settled();
+    expect(stopped.value).toEqual({ humanStop: 'recoveryIncomplete' });
+    expect(stopped.context.stop).toEqual({
+      kind: 'recovery-incomplete',
+      iteration: 2,
+      what: 'ambiguous attribution',
+      detail: `commit body line 1 is "pending: 1 | home | ${HEAD}", expected "pending: 2 | home | ${HEAD}"`,
+    });
+    expect(r.inputsOf('commitLedger')).toEqual([]);
+  });
+});

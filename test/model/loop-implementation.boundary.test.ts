@@ -95,7 +95,7 @@ describe('a return whose commit deletes the ledger file (§3.10: the ledger at H
 
   it("carries the jobs file's action records into the evidence (after the miss) and the body", async () => {
     const record = {
-      kind: 'ran',
+      kind: 'ran' as const,
       action: 'fixture capture',
       k: 1,
       bound: 3,

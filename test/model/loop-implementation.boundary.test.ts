@@ -136,3 +136,15 @@ describe('a return whose commit names another tuple (§3.10 attribution, decisio
     expect(r.inputsOf('commitLedger')).toEqual([]);
   });
 });
+describe('a return whose ledger at HEAD does not parse (§3.10)', () => {
+  it('is an ordinary miss quoting the first parse finding', async () => {
+    const [repair] = await repairOf(returned('# Loop ledger\nnot a ledger\n'));
+    expect(repair.subject).toBe('loop: repair row 2');
+    expect(repair.ledger.rows[1]).toEqual({
+      row: 2,
+      status: 'failed',
+      attempts: 1,
+      evidence: 'iteration 2: the ledger at HEAD does not parse: the **Spec:** header is missing',
+    });
+  });
+});

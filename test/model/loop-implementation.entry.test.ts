@@ -164,3 +164,35 @@ describe('a coordinated restore started without the checkouts (§3.20: each leg 
     expect(run.inputsOf('commitLedger')).toEqual([]);
   });
 });
+
+describe('a restore with a pending tuple whose before-image does not parse (§3.2, pending recovery)', () => {
+  it('ends invalid: the dispatch cannot be recovered automatically, nothing is reset or committed', async () => {
+    // The reserved ledger on disk (bumped iterations, the tuple); the copy saved at HEAD_BEFORE is unreadable.
+    const reserved = SINGLE_LEG_LEDGER.replace(
+      'allowance: 4\n',
+      `allowance: 4\npending: 2 | home | ${sha('1')}\n`,
+    ).replace('iterations: 2', 'iterations: 3');
+    const run = startVerifyRun({
+      ledgerText: reserved,
+      specText: SINGLE_LEG_SPEC,
+      head: sha('1'),
+      actors: {
+        inspectWorkspace: () => ({
+          head: sha('1'),
+          porcelain: '',
+          ledgerText: reserved,
+          specText: SINGLE_LEG_SPEC,
+          savedLedgerText: '# Loop ledger\nnot a ledger\n',
+        }),
+      },
+    });
+    const end = await run.settled();
+    expect(end.output).toEqual({
+      status: 'invalid',
+      message:
+        'the ledger carries a pending tuple but the ledger at its HEAD cannot be read; the dispatch cannot be recovered automatically (docs/plans/csv-export.md)',
+      findings: [],
+    });
+    expect(run.calls.map((c) => c.actor)).toEqual(['inspectWorkspace', 'resolveSettings']);
+  });
+});

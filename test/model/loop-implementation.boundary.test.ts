@@ -148,3 +148,23 @@ describe('a return whose ledger at HEAD does not parse (§3.10)', () => {
     });
   });
 });
+describe('the dispatch of a failed row (§1.5, §3.6)', () => {
+  it("carries the target's decision line of the latest admitted return as its previous decision", async () => {
+    const previous = 'row 2 failed | quotes not escaped | retry row 2';
+    const ledger = LEDGER.replace(
+      '| 2 | open | 0 |  |',
+      '| 2 | failed | 1 | npm test; quotes not escaped |',
+    ).replace('take row 2\n', `take row 2\n${previous}\n`);
+    const r = startVerifyRun({
+      ledgerText: ledger,
+      specText: SINGLE_LEG_SPEC,
+      head: HEAD,
+      history: { seedSurvival: { sha: sha('5'), decision: SEED_DECISION }, previousDecision: previous },
+    });
+    await r.until((s) => s.matches({ implement: 'running' }));
+    r.actor.stop();
+    const [reserve] = r.inputsOf('reserveDispatch');
+    expect(reserve.plan.pending).toEqual({ target: 2, repo: 'home', head: HEAD });
+    expect(reserve.plan.previousDecision).toBe(previous);
+  });
+});

@@ -61,7 +61,7 @@ describe('amend reopen at the verification-failed stop', () => {
 });
 
 describe('an admitted failed return marked unreachable, without amend permission (§3.13)', () => {
-  it('stops at unreachable-amend naming the spec text of row 2 in the out-of-scope entry', async () => {
+  it('stops at unreachable-amend naming the spec text of row 2; `redraw <reason>` there ends the run', async () => {
     const marker = 'unreachable: staging bucket - docs/ops/staging.md';
     const ledger = SINGLE_LEG_LEDGER.replace('iterations: 2', 'iterations: 3')
       .replace(
@@ -76,6 +76,7 @@ describe('an admitted failed return marked unreachable, without amend permission
       ledgerText: ledger,
       specText: SINGLE_LEG_SPEC,
       head: sha('1'),
+      commitHeads: [sha('7')],
       // The history replay found row 2's failed return (its child commit), not yet answered.
       history: {
         latestAdmission: {
@@ -89,7 +90,6 @@ describe('an admitted failed return marked unreachable, without amend permission
       },
     });
     const stopped = await run.settled();
-    run.actor.stop();
     expect(stopped.value).toEqual({ humanStop: 'unreachableAmend' });
     expect(stopped.context.stop).toEqual({
       kind: 'unreachable-amend',
@@ -108,5 +108,18 @@ describe('an admitted failed return marked unreachable, without amend permission
       'Out of scope entry: Commas and quotes are escaped - unreachable in this checkout - staging bucket',
     );
     expect(run.inputsOf('reserveDispatch')).toEqual([]);
+
+    // `redraw <reason>` at that stop (docs/human-stops.md replies; docs/decisions/amendments.md):
+    // one `loop: redraw` commit deleting the ledger, body `redraw: <reason>`, and the run ends.
+    run.actor.send({ type: 'human.redraw', reason: 'uploads moved to the API' });
+    const end = await run.settled();
+    const [redraw] = run.inputsOf('commitLedger');
+    expect(redraw.subject).toBe('loop: redraw');
+    expect(redraw.body).toBe('redraw: uploads moved to the API');
+    expect(redraw.deleteLedger).toBe(true);
+    expect(end.output).toEqual({
+      status: 'stopped',
+      text: 'Redrawn: docs/plans/csv-export.md is deleted (loop: redraw - uploads moved to the API). Redraw the spec, then run again: the next run seeds a fresh ledger from the spec.\n',
+    });
   });
 });

@@ -124,6 +124,8 @@ describe('a coordinated fresh entry (§3.20, coordinated-legs Entry)', () => {
     });
     const [seed] = run.inputsOf('commitLedger');
     expect(seed.subject).toBe('loop: seed ledger');
+    // docs/ledger-format.md 6.3: the seed commit has no body.
+    expect(seed.body).toBe('');
     expect(seed.ledger.base).toBe(sha('1'));
     expect(seed.ledger.rows.map((r: { status: string }) => r.status)).toEqual(['open', 'open']);
     expect(seed.ledger.legs.members).toEqual([

@@ -6,7 +6,14 @@ import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import { legacyLedgerInvalidState, legacyRestoreTransitions, migratingAllowanceState } from './legacy.js';
 import { loopSetup } from './setup.js';
-import { adoptedReservation, describeError, dirtDetail, headLedger, seedOf } from './views.js';
+import {
+  adoptedReservation,
+  describeError,
+  dirtDetail,
+  headLedger,
+  seedOf,
+  unreadableLedgerProblem,
+} from './views.js';
 
 /** The `entry` region of the loop engine. */
 export const entryRegion = loopSetup.createStateConfig({
@@ -141,6 +148,12 @@ export const entryRegion = loopSetup.createStateConfig({
       description: 'Resume from disk and branch history only',
       always: [
         ...legacyRestoreTransitions,
+        {
+          guard: 'ledgerUnreadable',
+          target: '#loop-implementation.invalid',
+          description: 'ledger on disk does not parse',
+          actions: assign({ problem: ({ context }) => unreadableLedgerProblem(context) }),
+        },
         {
           guard: 'beforeImageMissing',
           target: '#loop-implementation.invalid',

@@ -34,6 +34,12 @@ export const loopGuards = {
   settingsUnavailable: ({ context }: GuardArgs) => context.settings === null,
   specUnusable: ({ context }: GuardArgs) => context.spec === null || context.specFindings.length > 0,
   seedImpossible: ({ context }: GuardArgs) => seedOf(context).ledger === null,
+  /**
+   * The ledger file on disk does not parse (and is no legacy `cap:` ledger, whose transitions
+   * `entry.restoring` takes first): a configuration error, never a refresh over no ledger.
+   */
+  ledgerUnreadable: ({ context }: GuardArgs) =>
+    context.workspace?.ledgerText != null && context.ledger === null,
   beforeImageMissing: ({ context }: GuardArgs) =>
     context.ledger?.pending != null && beforeImageMissing(context),
   pendingOnDisk: ({ context }: GuardArgs) =>

@@ -36,7 +36,7 @@ import {
   retryEdit,
   seedMissRepair,
 } from '../../src/gauntlet/repair.js';
-import { evaluateRules, type RulesOutcome } from '../../src/gauntlet/rules.js';
+import { evaluateRules, ledgerPreconditionStop, type RulesOutcome } from '../../src/gauntlet/rules.js';
 import { seedLedger } from '../../src/gauntlet/seed.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
@@ -311,6 +311,21 @@ export function adoptedReservation(
     ledger: plan.reserved,
     ledgerFindings: [],
   };
+}
+
+/**
+ * The configuration error of a restore whose ledger on disk does not parse (§3.2; §3.4's
+ * preconditions hold "including for seed and completed ledgers"): the precondition's sentence when
+ * the `checks:` or `allowance:` line is what fails, as the ordered table would stop, otherwise
+ * `the ledger <path> does not parse`; the parser's findings either way.
+ */
+export function unreadableLedgerProblem(context: LoopContext): NonNullable<LoopContext['problem']> {
+  const stop = ledgerPreconditionStop(null, context.ledgerFindings);
+  const message =
+    stop === null || stop.problem === 'ledger-invalid'
+      ? `the ledger ${context.input.ledgerPath} does not parse`
+      : stop.message;
+  return { message, findings: context.ledgerFindings };
 }
 
 export function beforeImageMissing(context: LoopContext): boolean {

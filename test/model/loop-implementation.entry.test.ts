@@ -3,7 +3,8 @@
  * (gauntlet-protocol §3.1 entry steps 1-5 and §3.2 authorized restore): which configuration error
  * an unusable spec or an unavailable settings tool ends in, what a dirty tree before the first
  * dispatch shows, what the seed commit and the workspace read are handed for a coordinated run,
- * and the error of a coordinated restore started without its checkouts. Every expected value is written here from those texts.
+ * the error of a coordinated restore started without its checkouts, and the configuration error
+ * of a restore whose ledger does not parse. Every expected value is written here from those texts.
  */
 import { describe, expect, it } from 'vitest';
 import { API_BASE, coordinatedLedgerText, HOME_BASE, legSpecText } from '../support/legs-fixtures.js';
@@ -194,6 +195,85 @@ describe('a restore with a pending tuple whose before-image does not parse (§3.
       message:
         'the ledger carries a pending tuple but the ledger at its HEAD cannot be read; the dispatch cannot be recovered automatically (docs/plans/csv-export.md)',
       findings: [],
+    });
+    expect(run.calls.map((c) => c.actor)).toEqual(['inspectWorkspace', 'resolveSettings']);
+  });
+});
+
+describe('a restore of a ledger that does not parse (§3.2 authorized restore, §4 configuration errors)', () => {
+  it('ends invalid naming the ledger and every parser finding, before any refresh, reset or commit', async () => {
+    // Row 2's status is `finished`, not one of open, done, failed or cut: the file is no loop ledger.
+    const unreadable = SINGLE_LEG_LEDGER.replace(
+      '| 2 | done | 1 | npm test; commas and quotes escaped |',
+      '| 2 | finished | 1 | npm test; commas and quotes escaped |',
+    );
+    const run = startVerifyRun({ ledgerText: unreadable, specText: SINGLE_LEG_SPEC, head: sha('1') });
+    const end = await run.settled();
+    expect(end.output).toEqual({
+      status: 'invalid',
+      message: 'the ledger docs/plans/csv-export.md does not parse',
+      findings: [
+        // The four row statuses of the ledger format (gauntlet-protocol §1), on row 2's line (12).
+        {
+          code: 'ledger.table.status',
+          line: 12,
+          reason: 'status "finished" is not one of open, done, failed, cut',
+        },
+      ],
+    });
+    // Only the two reads of entry ran: no refresh, no reset, no discard, no commit.
+    expect(run.calls.map((c) => c.actor)).toEqual(['inspectWorkspace', 'resolveSettings']);
+  });
+
+  it('ends invalid even with a dirty tree: the dirt is left as it is, nothing is discarded', async () => {
+    const unreadable = SINGLE_LEG_LEDGER.replace('| 1 | done | 1 |', '| 1 | finished | 1 |');
+    const run = startVerifyRun({
+      ledgerText: unreadable,
+      specText: SINGLE_LEG_SPEC,
+      head: sha('1'),
+      actors: {
+        inspectWorkspace: () => ({
+          head: sha('1'),
+          porcelain: ' M src/export.ts\n',
+          ledgerText: unreadable,
+          specText: SINGLE_LEG_SPEC,
+          savedLedgerText: null,
+        }),
+      },
+    });
+    const end = await run.settled();
+    expect(end.output).toMatchObject({
+      status: 'invalid',
+      message: 'the ledger docs/plans/csv-export.md does not parse',
+    });
+    expect(run.calls.map((c) => c.actor)).toEqual(['inspectWorkspace', 'resolveSettings']);
+  });
+  // §3.4's preconditions hold "including for seed and completed ledgers": the restore says what the
+  // ordered table would (docs/decisions/rules.md 21, docs/human-stops.md), not only "does not parse".
+  it('without its checks: line ends invalid with the checks: precondition sentence', async () => {
+    const run = startVerifyRun({
+      ledgerText: SINGLE_LEG_LEDGER.replace('checks: commands\n', ''),
+      specText: SINGLE_LEG_SPEC,
+      head: sha('1'),
+    });
+    const end = await run.settled();
+    expect(end.output).toMatchObject({
+      status: 'invalid',
+      message: 'ledger has no checks: line - add `checks: commands` after the verification: header',
+    });
+    expect(run.calls.map((c) => c.actor)).toEqual(['inspectWorkspace', 'resolveSettings']);
+  });
+
+  it('with neither allowance: nor cap: ends invalid with the allowance: precondition sentence', async () => {
+    const run = startVerifyRun({
+      ledgerText: SINGLE_LEG_LEDGER.replace('allowance: 4\n', ''),
+      specText: SINGLE_LEG_SPEC,
+      head: sha('1'),
+    });
+    const end = await run.settled();
+    expect(end.output).toMatchObject({
+      status: 'invalid',
+      message: 'ledger has no allowance: line - resume through /skill:gauntlet-resume',
     });
     expect(run.calls.map((c) => c.actor)).toEqual(['inspectWorkspace', 'resolveSettings']);
   });

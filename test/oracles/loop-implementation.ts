@@ -77,7 +77,10 @@ interface ContextView {
   readonly head: string | null;
   readonly stop: { readonly kind: string; readonly [field: string]: unknown } | null;
   readonly stopLedger: LedgerView | null;
-  readonly problem: { readonly message: string } | null;
+  readonly problem: {
+    readonly message: string;
+    readonly findings: readonly { readonly line: number; readonly code: string }[];
+  } | null;
   readonly error: string | null;
   readonly workspace: {
     readonly head: string;
@@ -138,6 +141,8 @@ const INVALID_TEXT: Record<string, RegExp> = {
   'settings tool unavailable': /settings tool unavailable/,
   'plan check found problems': /does not check|plan check/i,
   'pending tuple without a recoverable before-image': /pending tuple .*cannot be (read|recovered)/,
+  'ledger on disk does not parse':
+    /^(the ledger \S+ does not parse|ledger has no checks: line.*|ledger has no allowance: line - resume through \/skill:gauntlet-resume)$/,
   'legacy cap: ledger that cannot be migrated':
     /^cannot migrate the legacy ledger \S+: the legacy cap: value "two" is not a non-negative integer$/,
   'preconditions (checks:, allowance:, escalateAfter)':
@@ -349,6 +354,8 @@ export function checkLoopStep(
       INVALID_TEXT[cause] ?? /^$/,
     );
   }
+  if (taken.some((t) => t?.rule === 'ledger on disk does not parse'))
+    checkUnreadableLedger(oracle, step, c, context.invocations.length - previous);
   if (snapshot.status === 'done' && leaf === 'stopped') {
     oracle.same(step, 'stop keeps the branch (human.stop)', step.event.type, 'human.stop');
     // The machine itself says what Stop means (its output); a host prints it as is.
@@ -384,6 +391,41 @@ export function checkLoopStep(
       step.event.type,
       'xstate.done.actor.finishBranch',
     );
+}
+
+/** The row statuses of the ledger format (gauntlet-protocol §1). */
+const ROW_STATUSES = ['open', 'done', 'failed', 'cut'];
+
+/**
+ * A restore of a file that is no loop ledger (§3.2, §4's configuration errors): the run ends
+ * `invalid` with §3.4's precondition sentence when the `checks:` or `allowance:` line is what
+ * fails (docs/decisions/rules.md 21-22), else naming the ledger; with a finding on every table line
+ * whose status is none of the four; and starts no effect (no refresh, reset, discard or commit).
+ */
+function checkUnreadableLedger(oracle: Oracle, step: PathStep, c: ContextView, started: number): void {
+  const text = c.workspace?.ledgerText ?? '';
+  const header = text.split(/^\|/m)[0] ?? '';
+  const message = !/^checks: *\S/m.test(header)
+    ? 'ledger has no checks: line - add `checks: commands` after the verification: header'
+    : !/^allowance:/m.test(header) || /^cap:/m.test(header)
+      ? 'ledger has no allowance: line - resume through /skill:gauntlet-resume'
+      : `the ledger ${c.input.ledgerPath} does not parse`;
+  const lines = text.split('\n');
+  const badRows = lines
+    .map((line, i) => ({ line: i + 1, status: /^\| \d+ \| (\w+) \|/.exec(line)?.[1] }))
+    .filter((r) => r.status !== undefined && !ROW_STATUSES.includes(r.status))
+    .map((r) => r.line);
+  const findingLines = new Set((c.problem?.findings ?? []).map((f) => f.line));
+  oracle.same(
+    step,
+    'an unreadable ledger at restore (§3.2)',
+    {
+      message: c.problem?.message,
+      named: badRows.every((line) => findingLines.has(line)),
+      effectsStarted: started,
+    },
+    { message, named: true, effectsStarted: 0 },
+  );
 }
 
 function verdictLabel(rule: string): string {

@@ -64,6 +64,13 @@ const committedBeforeCrash = childCommit(storedRowPlan, {
   evidence: 'npm test; header row written',
 });
 
+/** `row 1 ready` with row 1's status `finished`, none of the four: the file is no loop ledger. */
+const unparseableLedgerText = serializeLedger(rowReady.ledger).replace(
+  /^\| 1 \| open \|/m,
+  '| 1 | finished |',
+);
+if (!unparseableLedgerText.includes('| 1 | finished |')) throw new Error('the model world is incomplete');
+
 /** Plain JSON of a value (ledgers and plans are plain data already; this drops `undefined`). */
 function json(value: unknown): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
@@ -169,6 +176,14 @@ const workspaces: EventPayload[] = [
     head: rowReady.head,
     porcelain: '',
     ledgerText: serializeLedger(reservedLedger(rowReady, 1)),
+    specText: WORLD_SPEC,
+    savedLedgerText: null,
+  },
+  {
+    name: 'restore, a ledger that does not parse',
+    head: rowReady.head,
+    porcelain: '',
+    ledgerText: unparseableLedgerText,
     specText: WORLD_SPEC,
     savedLedgerText: null,
   },

@@ -421,10 +421,10 @@ function parseDisposition(text: string, no: number, findings: Finding[]): Dispos
     case 'elsewhere':
       return { kind: 'elsewhere', repo: value, text };
     default: {
+      // The value is trimmed, so with a ' - ' in it neither side is blank: only a missing
+      // separator is malformed.
       const split = value.indexOf(' - ');
-      const env = split === -1 ? '' : value.slice(0, split).trim();
-      const observation = split === -1 ? '' : value.slice(split + 3).trim();
-      if (env === '' || observation === '') {
+      if (split === -1) {
         findings.push(
           finding(
             'spec.disposition.malformed',
@@ -434,6 +434,8 @@ function parseDisposition(text: string, no: number, findings: Finding[]): Dispos
         );
         return null;
       }
+      const env = value.slice(0, split).trim();
+      const observation = value.slice(split + 3).trim();
       if (PRODUCTION_VENUES.has(env.toLowerCase()))
         findings.push(
           finding(

@@ -77,7 +77,8 @@ function heading(line: Line): { level: number; text: string } | null {
  *   dispositions (absent ⇒ `in-scope`, not explicit), the decoded amend grant, and findings:
  *   `spec.ac.missing`, `spec.ac.duplicate`, `spec.ac.empty`, `spec.ac.empty-text`,
  *   `spec.ac.bullet`, `spec.ac.unexpected-line`, `spec.ac.none-with-rows`,
- *   `spec.disposition.*`, `spec.amend-grant.malformed`, `spec.legs.*` (the `## Legs` section,
+ *   `spec.disposition.*` (`.orphan`: an indented disposition after a paragraph ended its
+ *   criterion), `spec.amend-grant.malformed`, `spec.legs.*` (the `## Legs` section,
  *   docs/decisions/legs.md), `spec.internal`.
  */
 export function parseSpec(text: string): ParsedSpec {
@@ -347,7 +348,19 @@ function parseCriteria(section: readonly Line[], findings: Finding[]): SpecRow[]
       }
       continue;
     }
-    if (/^[ \t]/.test(line.text)) continue; // indented intro text before the first criterion
+    if (/^[ \t]/.test(line.text)) {
+      // Indented text under no criterion: intro text before the first one, or text after a
+      // paragraph ended one. A disposition there was meant for a row and would be lost.
+      if (drafts.length > 0 && DISPOSITION_KEYWORD.test(trimmed))
+        findings.push(
+          finding(
+            'spec.disposition.orphan',
+            line.no,
+            `disposition line stands under no acceptance criterion (a paragraph ended criterion ${drafts.length} above it); put it right under its bullet`,
+          ),
+        );
+      continue;
+    }
     if (NONE_LINE.test(trimmed)) {
       noneLine = line;
     } else if (LIST_ITEM.test(line.text)) {

@@ -213,10 +213,12 @@ describe('the header block and **Amend-grant:** (§3.17)', () => {
       expect(result.spec.amendGrant).toEqual({ kind: 'active', sentence });
       expect(result.findings).toEqual([]);
     }
+    // A ## heading ends the header block; a deeper heading stays inside it and is no continuation.
     const headed = parseSpec(
-      `# CSV export\n**Amend-grant:** ${sentence}\n## Acceptance criteria\n\n- [ ] a\n`,
+      spec(['- [ ] a'], [`**Amend-grant:** ${sentence}`, '### Context', 'Some context.']),
     );
     expect(headed.spec.amendGrant).toEqual({ kind: 'active', sentence });
+    expect(headed.findings).toEqual([]);
   });
 
   it('any other next line continues the grant: malformed, naming both lines', () => {

@@ -44,7 +44,10 @@ export type CommitSubject =
   | { readonly kind: 'escalate-row'; readonly row: number }
   /** `loop: migrate allowance`: legacy `cap:` ledger migrated by an authorized resume. */
   | { readonly kind: 'migrate-allowance' }
-  /** `loop: record <repo> row <n>`: a companion leg's admitted return recorded at home. */
+  /**
+   * `loop: record <repo> row <n>`: a companion leg's admitted return recorded at home; row 0 is a
+   * companion's seed (docs/decisions/legs.md L10).
+   */
   | { readonly kind: 'record-row'; readonly repo: string; readonly row: number }
   /** `loop: verification changes`: tracked changes the gate set produced during verify (§6 A30). */
   | { readonly kind: 'verification-changes' }
@@ -67,7 +70,8 @@ const FIXED: Record<string, CommitSubject> = {
 };
 
 const ROW_SUBJECT = /^loop: (row|repair row|retry row|cut row|escalate row) ([1-9]\d*)(?: (done|failed))?$/;
-const RECORD_SUBJECT = /^loop: record ([^\s|]+) row ([1-9]\d*)$/;
+/** A companion's seed is recorded as row 0 (legs L10), so the record's row may be 0. */
+const RECORD_SUBJECT = /^loop: record ([^\s|]+) row (0|[1-9]\d*)$/;
 
 const ROW_KINDS = {
   'repair row': 'repair-row',
@@ -112,8 +116,8 @@ function requireRow(row: number): void {
  *
  * @param subject any interpreted subject; `other` is written verbatim.
  * @returns the subject line.
- * @throws {InputError} `commit.invalid` for a row that is not a positive integer, a repo that is
- *   not one word, or an `other` subject that spans lines.
+ * @throws {InputError} `commit.invalid` for a row that is not a positive integer (a record's may
+ *   be 0, a companion's seed), a repo that is not one word, or an `other` subject that spans lines.
  */
 export function formatSubject(subject: CommitSubject): string {
   switch (subject.kind) {
@@ -149,7 +153,8 @@ export function formatSubject(subject: CommitSubject): string {
     case 'migrate-allowance':
       return 'loop: migrate allowance';
     case 'record-row':
-      requireRow(subject.row);
+      // Row 0 is a companion's seed (legs L10).
+      if (subject.row !== 0) requireRow(subject.row);
       if (!/^[^\s|]+$/.test(subject.repo))
         throw new InputError('commit.invalid', `repo "${subject.repo}" must be one word without pipes`);
       return `loop: record ${subject.repo} row ${subject.row}`;

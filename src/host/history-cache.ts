@@ -18,9 +18,10 @@ import type { CommitLedgerFacts, HistoryCommit, RepairKind } from '../gauntlet/h
 
 /**
  * Bumped whenever what a cached commit keeps, or how a fact is derived, changes; other versions are
- * ignored. 2: the facts derived from commit ledgers.
+ * ignored. 2: the facts derived from commit ledgers. 3: a companion seed's record (`loop: record
+ * <member> row 0`) is a loop subject and keeps its subject (earlier versions blanked it).
  */
-export const HISTORY_CACHE_VERSION = 2;
+export const HISTORY_CACHE_VERSION = 3;
 
 /** What one cache file holds. */
 export interface HistoryCacheEntry {

@@ -20,7 +20,13 @@ import {
 } from '../gauntlet/history.js';
 import { historicLedger } from '../gauntlet/legacy-allowance.js';
 import type { Ledger } from '../gauntlet/types.js';
-import { compactCommit, historyCacheFile, loadHistoryCache, saveHistoryCache } from './history-cache.js';
+import {
+  compactCommit,
+  HISTORY_CACHE_VERSION,
+  historyCacheFile,
+  loadHistoryCache,
+  saveHistoryCache,
+} from './history-cache.js';
 
 /** Input of {@link readLoopHistory}. */
 export interface HistoryReadInput {
@@ -169,7 +175,7 @@ async function readWith(
   const history = await replayWithBlobs(reader, commits, ledger, ledgerPath, ledgers, facts);
   const factsChanged = factCount(facts) !== factsBefore;
   if (file !== null && linear && (!cacheHit || commitsRead > 0 || factsChanged))
-    await saveHistoryCache(file, { version: 2, base, ledgerPath, head, commits, facts });
+    await saveHistoryCache(file, { version: HISTORY_CACHE_VERSION, base, ledgerPath, head, commits, facts });
   return { history, head, commits, commitsRead, cacheHit };
 }
 

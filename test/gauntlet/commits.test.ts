@@ -15,6 +15,7 @@ import {
   parseSubject,
   readAttribution,
 } from '../../src/gauntlet/commits.js';
+import { parentCommitAmong } from '../../src/gauntlet/dispatch.js';
 import type { ActionRecord, PendingTuple } from '../../src/gauntlet/types.js';
 
 const HEAD = 'abcdef0123456789abcdef0123456789abcdef01';
@@ -50,6 +51,21 @@ describe('parseSubject (§2)', () => {
     expect(parseSubject('loop: amend')).toEqual({ kind: 'amend' });
     expect(parseSubject('loop: migrate allowance')).toEqual({ kind: 'migrate-allowance' });
     expect(parseSubject('loop: record api row 3')).toEqual({ kind: 'record-row', repo: 'api', row: 3 });
+  });
+
+  it('reads and writes the record of a companion seed, row 0 (legs L10)', () => {
+    expect(parseSubject('loop: record api row 0')).toEqual({ kind: 'record-row', repo: 'api', row: 0 });
+    expect(formatSubject({ kind: 'record-row', repo: 'api', row: 0 })).toBe('loop: record api row 0');
+    expect(parseSubject('loop: record api row 00')).toEqual({
+      kind: 'other',
+      subject: 'loop: record api row 00',
+    });
+    expect(() => formatSubject({ kind: 'record-row', repo: 'api', row: -1 })).toThrow(InputError);
+  });
+
+  it('the record of a companion seed is a parent commit: the dispatch it records is settled', () => {
+    expect(parentCommitAmong(['loop: record api row 0'])).toBe(true);
+    expect(isChildSubject(parseSubject('loop: record api row 0'))).toBe(false);
   });
 
   it('reads the subjects decided here for the gaps (A5, A30, verification child)', () => {

@@ -304,6 +304,63 @@ describe('only a validation-miss repair rejects, only a seed commit seeds', () =
 });
 
 describe('companion records (§3.20, legs L10/L12)', () => {
+  /**
+   * A home return of row 2 (admitted), the home record of the api companion's seed
+   * (`loop: record api row 0`, L10), then a miss on api row 3 whose child committed in the api
+   * checkout: home holds only the parent's repair, with the api tuple.
+   */
+  function companionSeedAfterHomeReturn() {
+    const line = 'row 2 failed | csv header missing | next step';
+    const apiSeed = 'row 0 done | seeded 1 rows, closed 0 on baseline | row 3';
+    const base = rows(3, [SEED_LINE]);
+    const admitted = {
+      ...withRow(base, 2, { status: 'failed', attempts: 1, evidence: 'npm test; 1 failing' }),
+      decisions: [SEED_LINE, line],
+    };
+    const recorded = {
+      ...withRow(admitted, 3, { evidence: 'npm test @ api c0ffee012345; 2 failing' }),
+      decisions: [SEED_LINE, line, apiSeed],
+    };
+    const child = commit('loop: row 2 failed', admitted, { paths: [LEDGER_PATH, SOURCE_PATH] });
+    const record = commit('loop: record api row 0', recorded);
+    const repaired = withRow(recorded, 3, {
+      status: 'failed',
+      attempts: 1,
+      evidence: 'iteration 3: no decision for row 3',
+    });
+    const repair = commit('loop: repair row 3', repaired, {
+      body: `pending: 3 | api | ${'d'.repeat(40)}\niteration: 4\nmiss: no decision for row 3`,
+    });
+    return {
+      commits: [commit('loop: seed ledger', base), child, record],
+      child,
+      record,
+      repair,
+      recorded,
+      repaired,
+      line,
+      apiSeed,
+    };
+  }
+
+  it('a companion seed record is a parent commit: the miss after it does not reject the home return before it', () => {
+    const { commits, child, repair, repaired, line } = companionSeedAfterHomeReturn();
+    const history = historyOf([...commits, repair], repaired);
+    expect(history.latestAdmission).toMatchObject({
+      row: 2,
+      sha: child.sha,
+      status: 'failed',
+      decision: line,
+    });
+  });
+
+  it('a companion seed record gives its seed line as the previous decision and is no row admission', () => {
+    const { commits, child, recorded, apiSeed } = companionSeedAfterHomeReturn();
+    const history = historyOf(commits, recorded);
+    expect(history.previousDecision).toBe(apiSeed);
+    expect(history.latestAdmission).toMatchObject({ row: 2, sha: child.sha });
+  });
+
   it('a companion’s row return recorded at home is the latest admission and gives the previous decision', () => {
     const base = rows(2, [SEED_LINE]);
     const line = 'row 2 failed | api still red | next step';

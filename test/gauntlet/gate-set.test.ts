@@ -119,6 +119,25 @@ describe('gate set', () => {
     expect(() => gateSet(TWO, { home: 'home' })).toThrow(/home member home is not a member/);
   });
 
+  it('names the refusal GateSetConfigError and lists the ledger’s members or companions', () => {
+    const refusal = (call: () => unknown) => {
+      try {
+        call();
+      } catch (error) {
+        return error as Error;
+      }
+      throw new Error('the gate set was not refused');
+    };
+    const notMember = refusal(() => gateSet(TWO, { home: 'home' }));
+    expect([notMember.name, notMember.message]).toEqual([
+      'GateSetConfigError',
+      'the home member home is not a member of the ledger (web, api)',
+    ]);
+    expect(refusal(() => gateSet(THREE, { home: 'web', legGates: { ops: ['make check'] } })).message).toBe(
+      'gate commands are given for ops, which is not a companion leg of this ledger (companions: docs, api)',
+    );
+  });
+
   it('pairsByLeg groups consecutive pairs of one leg', () => {
     const pairs = gateSet(TWO, { home: 'web', extra: ['lint'] });
     expect(pairsByLeg(pairs).map((group) => [group.leg, group.pairs.map((p) => p.index)])).toEqual([
@@ -129,46 +148,52 @@ describe('gate set', () => {
 });
 
 describe('rerun scope', () => {
-  const pairs = gateSet(
-    parsed(
-      ledgerText(
-        [
-          ['web', HOME_BASE],
-          ['docs', DOCS_BASE],
-          ['api', API_BASE],
-        ],
-        [
-          [1, 1, 'web'],
-          [2, 2, 'docs'],
-          [3, 3, 'api'],
-        ],
+  // Built inside each test, so a gate set that throws fails the tests instead of their collection.
+  const rerunPairs = () =>
+    gateSet(
+      parsed(
+        ledgerText(
+          [
+            ['web', HOME_BASE],
+            ['docs', DOCS_BASE],
+            ['api', API_BASE],
+          ],
+          [
+            [1, 1, 'web'],
+            [2, 2, 'docs'],
+            [3, 3, 'api'],
+          ],
+        ),
       ),
-    ),
-    { home: 'web', extra: ['lint'] },
-  );
+      { home: 'web', extra: ['lint'] },
+    );
   const indexes = (scope: { index: number }[]) => scope.map((pair) => pair.index);
 
   it('a fresh session (and a resume) runs the complete gate set', () => {
-    expect(indexes(gateScope(pairs, {}))).toEqual([1, 2, 3, 4]);
+    expect(indexes(gateScope(rerunPairs(), {}))).toEqual([1, 2, 3, 4]);
   });
 
   it('after a repair in a companion: its pairs, then the still-unexecuted pairs of later legs', () => {
     // web (1, 2) passed, docs (3) failed and was repaired; api (4) never ran.
-    expect(indexes(gateScope(pairs, { web: 'a'.repeat(40) }, 'docs'))).toEqual([3, 4]);
+    expect(indexes(gateScope(rerunPairs(), { web: 'a'.repeat(40) }, 'docs'))).toEqual([3, 4]);
   });
 
   it('after a repair in home: every home pair again, then the legs not run yet', () => {
-    expect(indexes(gateScope(pairs, {}, 'web'))).toEqual([1, 2, 3, 4]);
+    expect(indexes(gateScope(rerunPairs(), {}, 'web'))).toEqual([1, 2, 3, 4]);
   });
 
   it('a leg that passed keeps its result; the failing leg reruns even if it was recorded', () => {
-    expect(indexes(gateScope(pairs, { web: 'a'.repeat(40), docs: 'b'.repeat(40) }, 'api'))).toEqual([4]);
-    expect(indexes(gateScope(pairs, { web: 'a'.repeat(40), docs: 'b'.repeat(40) }, 'docs'))).toEqual([3, 4]);
+    expect(indexes(gateScope(rerunPairs(), { web: 'a'.repeat(40), docs: 'b'.repeat(40) }, 'api'))).toEqual([
+      4,
+    ]);
+    expect(indexes(gateScope(rerunPairs(), { web: 'a'.repeat(40), docs: 'b'.repeat(40) }, 'docs'))).toEqual([
+      3, 4,
+    ]);
   });
 
   it('success only once every leg of the set is verified', () => {
-    expect(everyLegVerified(pairs, { web: 'a', api: 'c' })).toBe(false);
-    expect(everyLegVerified(pairs, { web: 'a', docs: 'b', api: 'c' })).toBe(true);
+    expect(everyLegVerified(rerunPairs(), { web: 'a', api: 'c' })).toBe(false);
+    expect(everyLegVerified(rerunPairs(), { web: 'a', docs: 'b', api: 'c' })).toBe(true);
   });
 });
 
@@ -229,6 +254,38 @@ describe('per-leg state (status, viewer)', () => {
   it('legOfRow reads the mapping (home for a single leg)', () => {
     expect([legOfRow(ledger, 2), legOfRow(ledger, 3), legOfRow(ledger, 9)]).toEqual(['web', 'api', null]);
     expect(legOfRow(SINGLE, 1)).toBe('home');
+  });
+
+  it('on a single leg every row of the table is home’s, a row it does not have is no leg’s', () => {
+    const twoRows = {
+      ...SINGLE,
+      rows: [...SINGLE.rows, { row: 2, status: 'open' as const, attempts: 0, evidence: '' }],
+    };
+    expect([legOfRow(twoRows, 1), legOfRow(twoRows, 2), legOfRow(twoRows, 3)]).toEqual([
+      'home',
+      'home',
+      null,
+    ]);
+  });
+
+  it('without a named home, home is the member whose base is base:, wherever it is listed (L20)', () => {
+    // `## Legs` may mark a later member `(home)`: api is listed first, web holds the spec.
+    const apiFirst = parsed(
+      ledgerText(
+        [
+          ['api', API_BASE],
+          ['web', HOME_BASE],
+        ],
+        [
+          [1, 1, 'api'],
+          [2, 2, 'web'],
+        ],
+      ),
+    );
+    expect(legSummaries(apiFirst)?.map((leg) => [leg.member, leg.home])).toEqual([
+      ['api', false],
+      ['web', true],
+    ]);
   });
 });
 

@@ -82,7 +82,7 @@ export function validateVerificationReturn(facts: VerificationReturnFacts): Veri
       kind: 'home-changed',
       detail: home.headMoved
         ? `home HEAD moved during the ${facts.pending.repo} verification repair`
-        : `home has changes beyond the reserved ledger during the ${facts.pending.repo} verification repair: ${home.unexpectedDirt.trim().split('\n').join('; ')}`,
+        : `home has changes beyond the reserved ledger during the ${facts.pending.repo} verification repair: ${dirtLines(home.unexpectedDirt).join('; ')}`,
     };
   const commit = facts.commit;
   if (commit === undefined) return { kind: 'not-admitted', reason: 'repair commit unreadable' };
@@ -134,4 +134,13 @@ function ledgerChange(saved: Ledger, head: Ledger, pending: PendingTuple): strin
  */
 export function verificationRepairAllowed(ledger: Ledger, repairs: number): boolean {
   return repairs < ledger.allowance;
+}
+
+/**
+ * The lines of a `git status --porcelain` text that say something, each kept whole: the first
+ * column is the index's status, so ` M file` (changed, not staged) must not lose its blank and
+ * read as `M file` (staged).
+ */
+function dirtLines(porcelain: string): string[] {
+  return porcelain.split('\n').filter((line) => line.trim() !== '');
 }

@@ -81,6 +81,22 @@ describe('an admitted verification repair', () => {
         'home has changes beyond the reserved ledger during the api verification repair: ?? notes.txt;  M src/web.ts',
     });
   });
+
+  it('keeps the status column of the first dirt line (an unstaged change is not shown as staged)', () => {
+    const companion = { target: 'verify' as const, repo: 'api', head: HEAD_BEFORE };
+    expect(
+      validateVerificationReturn(
+        facts({
+          pending: companion,
+          home: { headMoved: false, unexpectedDirt: '\n M src/web.ts\nM  staged.ts\n' },
+        }),
+      ),
+    ).toEqual({
+      kind: 'home-changed',
+      detail:
+        'home has changes beyond the reserved ledger during the api verification repair:  M src/web.ts; M  staged.ts',
+    });
+  });
 });
 
 describe('a return that is not admitted', () => {

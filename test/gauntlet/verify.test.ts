@@ -82,13 +82,13 @@ describe('an admitted verification repair', () => {
     });
   });
 
-  it('keeps the status column of the first dirt line (an unstaged change is not shown as staged)', () => {
+  it('keeps the status column of the first dirt line (an unstaged change is not shown as staged) and skips blank lines', () => {
     const companion = { target: 'verify' as const, repo: 'api', head: HEAD_BEFORE };
     expect(
       validateVerificationReturn(
         facts({
           pending: companion,
-          home: { headMoved: false, unexpectedDirt: '\n M src/web.ts\nM  staged.ts\n' },
+          home: { headMoved: false, unexpectedDirt: '\n   \n M src/web.ts\nM  staged.ts\n' },
         }),
       ),
     ).toEqual({

@@ -151,6 +151,23 @@ describe('serializeLedger with a layout: unchanged lines keep their bytes, edits
     );
   });
 
+  it('a change to any one cell of a row re-renders that row', () => {
+    const ledger = parsed(ODD);
+    const edit = (changed: LedgerRow): string =>
+      serializeLedger({
+        ...ledger,
+        rows: [ledger.rows[0] as LedgerRow, changed, ledger.rows[2] as LedgerRow],
+      });
+    expect(edit(row(2, 'failed', 0, ''))).toBe(
+      ODD.replace('|  2 | open |  0 |   |', '| 2 | failed | 0 |  |'),
+    );
+    expect(edit(row(2, 'open', 1, ''))).toBe(ODD.replace('|  2 | open |  0 |   |', '| 2 | open | 1 |  |'));
+    expect(edit(row(2, 'open', 0, 'npm test; 1 failing'))).toBe(
+      ODD.replace('|  2 | open |  0 |   |', '| 2 | open | 0 | npm test; 1 failing |'),
+    );
+    expect(edit(row(2, 'open', 0, ''))).toBe(ODD);
+  });
+
   it('rows added to a table without rows follow its separator', () => {
     const empty = [
       '# Loop ledger',
@@ -209,6 +226,11 @@ describe('serializeLedger with a layout: unchanged lines keep their bytes, edits
     expect(serializeLedger({ ...ledger, decisions: ['row 1 done | a | b'] })).toBe(
       `${text}\n\nrow 1 done | a | b`,
     );
+    expect(serializeLedger(ledger)).toBe(text);
+    const crlf = text.replaceAll('\n', '\r\n');
+    expect(serializeLedger({ ...parsed(crlf), decisions: ['row 1 done | a | b'] })).toBe(
+      `${crlf}\r\n\r\nrow 1 done | a | b`,
+    );
   });
 
   it('the first decision under a heading followed by an unknown section goes right under a new blank line', () => {
@@ -221,6 +243,7 @@ describe('serializeLedger with a layout: unchanged lines keep their bytes, edits
     expect(serializeLedger({ ...ledger, decisions: ['row 1 done | a | b'] })).toBe(
       text.replace('## Decisions\n', '## Decisions\n\nrow 1 done | a | b\n'),
     );
+    expect(serializeLedger(ledger)).toBe(text);
   });
 });
 
@@ -480,6 +503,11 @@ describe('checkLedger and serializeLedger: values that cannot be written', () =>
     [
       'a short base',
       { ...VALID, base: 'abc1234' },
+      [{ code: 'ledger.header.base', line: 0, reason: 'base must be a full lowercase 40-hex SHA' }],
+    ],
+    [
+      'a base that is a list holding a valid sha',
+      { ...VALID, base: [BASE] },
       [{ code: 'ledger.header.base', line: 0, reason: 'base must be a full lowercase 40-hex SHA' }],
     ],
     [

@@ -300,13 +300,15 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
     const { layout: _layout, ...values } = accepted(TEXT);
     return structuredClone(values);
   };
+  /** The ledger's fields, writable, to build values a typed caller could not. */
+  const fields = (l: Ledger) => l as unknown as Record<string, unknown>;
 
   it('writes members and the mapping canonically: seeded as yes / no, a mapping line per entry', () => {
     const text = serializeLedger(ledger());
     expect(text).toBe(TEXT);
     const flipped = ledger();
     const legs = flipped.legs as NonNullable<Ledger['legs']>;
-    flipped.legs = {
+    fields(flipped).legs = {
       members: [
         { ...(legs.members[0] as (typeof legs.members)[0]), seeded: false },
         { ...(legs.members[1] as (typeof legs.members)[0]), seeded: true },
@@ -318,12 +320,12 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
 
   it('refuses legs that are not two lists', () => {
     const bad = ledger();
-    (bad as { legs: unknown }).legs = { members: 'web', mapping: [] };
+    fields(bad).legs = { members: 'web', mapping: [] };
     expect(thrown(bad)).toEqual([
       f('ledger.value.shape', 0, 'legs must hold a list of members and a list of mapping entries'),
     ]);
     const noMapping = ledger();
-    (noMapping as { legs: unknown }).legs = { members: noMapping.legs?.members, mapping: null };
+    fields(noMapping).legs = { members: noMapping.legs?.members, mapping: null };
     expect(thrown(noMapping)).toEqual([
       f('ledger.value.shape', 0, 'legs must hold a list of members and a list of mapping entries'),
     ]);
@@ -331,7 +333,7 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
 
   it('refuses bad member values, each with its own finding', () => {
     const bad = ledger();
-    (bad as { legs: unknown }).legs = {
+    fields(bad).legs = {
       members: [
         { name: 'web', base: HOME, seeded: true },
         { name: 'API', base: API, seeded: false },
@@ -351,7 +353,7 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
       f('ledger.legs.unknown-leg', 0, 'row 4 is mapped to api, which is not a member'),
     ]);
     const nullMember = ledger();
-    (nullMember as { legs: unknown }).legs = {
+    fields(nullMember).legs = {
       members: [null, ...(nullMember.legs?.members ?? [])],
       mapping: nullMember.legs?.mapping,
     };
@@ -365,7 +367,7 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
   it('refuses one member, a short or long mapping, and bad mapping entries', () => {
     const single = ledger();
     const legs = single.legs as NonNullable<Ledger['legs']>;
-    single.legs = {
+    fields(single).legs = {
       members: [legs.members[0] as (typeof legs.members)[0]],
       mapping: legs.mapping.map((e) => ({ ...e, leg: 'web' })),
     };
@@ -377,12 +379,12 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
       ),
     ]);
     const short = ledger();
-    (short.legs as { mapping: unknown[] }).mapping.pop();
+    (short.legs as unknown as { mapping: unknown[] }).mapping.pop();
     expect(thrown(short)).toEqual([
       f('ledger.legs.mapping-count', 0, 'the leg mapping has 3 entries for 4 rows (every row exactly once)'),
     ]);
     const entries = ledger();
-    (entries.legs as { mapping: unknown[] }).mapping = [
+    (entries.legs as unknown as { mapping: unknown[] }).mapping = [
       { row: 1, ac: 1, leg: 'web' },
       { row: 3, ac: 0, leg: 'web' },
       { row: 3, ac: 1.5, leg: 7 },
@@ -401,13 +403,13 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
 
   it('refuses a pending tuple whose repo is not a member; checkLedger reports the same', () => {
     const bad = ledger();
-    bad.pending = { target: 'verify', repo: 'home', head: HEAD };
+    fields(bad).pending = { target: 'verify', repo: 'home', head: HEAD };
     const expected = [
       f('ledger.legs.pending-repo', 0, 'the pending tuple names home, which is not a member (web, api)'),
     ];
     expect(thrown(bad)).toEqual(expected);
     expect(checkLedger(bad)).toEqual(expected);
-    bad.pending = { target: 'verify', repo: 'web', head: HEAD };
+    fields(bad).pending = { target: 'verify', repo: 'web', head: HEAD };
     expect(checkLedger(bad)).toEqual([]);
   });
 });

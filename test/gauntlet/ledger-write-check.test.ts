@@ -433,6 +433,25 @@ describe('serializeLedger with a layout: coordinated metadata', () => {
   });
 });
 
+describe('serializeLedger without a layout: the canonical single-leg layout', () => {
+  it('writes pending: after allowance:, no member lines, and the decisions after a blank line', () => {
+    const { layout: _layout, ...ledger } = parsed(PLAIN);
+    expect(
+      serializeLedger({
+        ...ledger,
+        pending: { target: 2, repo: 'home', head: HEAD },
+        decisions: ['row 1 done | a | row 2', 'row 2 failed | b | c'],
+      }),
+    ).toBe(
+      PLAIN.replace('allowance: 4\n', `allowance: 4\npending: 2 | home | ${HEAD}\n`).replace(
+        '## Decisions\n',
+        '## Decisions\n\nrow 1 done | a | row 2\nrow 2 failed | b | c\n',
+      ),
+    );
+    expect(serializeLedger(ledger)).toBe(PLAIN);
+  });
+});
+
 describe('serializeLedger without a layout: the canonical coordinated layout', () => {
   it('writes member pairs after base: and ## Leg mapping before ## Decisions', () => {
     const { layout: _layout, ...ledger } = parsed(PLAIN);
@@ -650,6 +669,32 @@ describe('checkLedger (§1.9): evidence and decision lines, with the ledger line
   });
 });
 
+describe('checkLedger (§1.9): value findings and check findings together', () => {
+  it('a value finding does not hide the §1.9 checks; only shape findings stop them', () => {
+    const ledger = parsed(ODD.replace('|  1 | done |  1 | npm test; ok |', '|  1 | done |  1 |  |'));
+    expect(checkLedger({ ...ledger, iterations: -1 })).toEqual([
+      { code: 'ledger.header.not-integer', line: 0, reason: 'iterations must be an integer >= 0' },
+      {
+        code: 'ledger.check.evidence-empty',
+        line: 12,
+        reason: 'row 1 is done but its evidence cell is empty',
+      },
+    ]);
+  });
+
+  it('a malformed decision after ## Leg mapping is reported on its own line, not a mapping line', () => {
+    const text = COORD.replace('## Decisions\n', '## Decisions\n\nrow 1 retry | no attempts cell\n');
+    expect(checkLedger(parsed(text))).toEqual([
+      {
+        code: 'ledger.check.decision-malformed',
+        line: 29,
+        reason:
+          '"row 1 retry | no attempts cell": retry decision must read "row <n> retry | <hint> | allowed attempts <m>"',
+      },
+    ]);
+  });
+});
+
 describe('checkLedger (§1.9) against a single-leg spec', () => {
   const SPEC = spec(
     [
@@ -814,6 +859,51 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
     const both: Ledger = { ...ledger, legs: { members: [WEB, { ...API, base: BASE }], mapping: MAPPING } };
     expect(checkLedger(both, SPEC).map((f) => f.reason)).toEqual([
       `the spec's home member web must be the only member whose base is the ledger's base: (${BASE}); members at that base: web, api`,
+    ]);
+  });
+
+  it('a row mapped to the wrong ac in the right leg is a finding', () => {
+    const ledger = parsed(COORD);
+    const wrongAc: Ledger = {
+      ...ledger,
+      legs: {
+        members: [WEB, API],
+        mapping: [MAPPING[0], { row: 2, ac: 1, leg: 'web' }, MAPPING[2]] as typeof MAPPING,
+      },
+    };
+    expect(checkLedger(wrongAc, SPEC).map((f) => f.reason)).toEqual([
+      'row 2 is mapped to ac 1 in web, but the spec expands it to ac 2 in web',
+    ]);
+  });
+
+  it('two members at the home base are a finding even when their names run together to the home name', () => {
+    const ledger = parsed(COORD);
+    const split: Ledger = {
+      ...ledger,
+      legs: {
+        members: [
+          { name: 'we', base: BASE, seeded: true },
+          { name: 'b', base: BASE, seeded: false },
+        ],
+        mapping: [
+          { row: 1, ac: 1, leg: 'we' },
+          { row: 2, ac: 2, leg: 'we' },
+          { row: 3, ac: 2, leg: 'b' },
+        ],
+      },
+    };
+    expect(checkLedger(split, SPEC).map((f) => [f.code, f.reason])).toEqual([
+      [
+        'ledger.check.members',
+        "the ledger's members are we, b but the spec's ## Legs lists web, api (in that order)",
+      ],
+      [
+        'ledger.check.home-base',
+        `the spec's home member web must be the only member whose base is the ledger's base: (${BASE}); members at that base: we, b`,
+      ],
+      ['ledger.check.leg-mapping', 'row 1 is mapped to ac 1 in we, but the spec expands it to ac 1 in web'],
+      ['ledger.check.leg-mapping', 'row 2 is mapped to ac 2 in we, but the spec expands it to ac 2 in web'],
+      ['ledger.check.leg-mapping', 'row 3 is mapped to ac 2 in b, but the spec expands it to ac 2 in api'],
     ]);
   });
 

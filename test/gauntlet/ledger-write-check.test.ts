@@ -696,35 +696,37 @@ describe('checkLedger (§1.9): value findings and check findings together', () =
 });
 
 describe('checkLedger (§1.9) against a single-leg spec', () => {
-  const SPEC = spec(
-    [
-      '# S',
-      '',
-      '## Acceptance criteria',
-      '',
-      '- [ ] a',
-      '- [ ] b',
-      '  venue: staging - upload visible',
-      '- [ ] c',
-      '  deferred: ACME-1',
-      '',
-    ].join('\n'),
-  );
+  // Parsed inside each test (a parse at collection time would hide a crash as a survivor).
+  const single = (): Spec =>
+    spec(
+      [
+        '# S',
+        '',
+        '## Acceptance criteria',
+        '',
+        '- [ ] a',
+        '- [ ] b',
+        '  venue: staging - upload visible',
+        '- [ ] c',
+        '  deferred: ACME-1',
+        '',
+      ].join('\n'),
+    );
 
   it('the hand-written ledger matches a spec with the same rows and dispositions', () => {
-    expect(checkLedger(parsed(ODD), SPEC)).toEqual([]);
+    expect(checkLedger(parsed(ODD), single())).toEqual([]);
   });
 
   it('row count, in both directions, without crashing on the rows past the spec', () => {
     const ledger = parsed(ODD);
-    expect(checkLedger({ ...ledger, rows: [...ledger.rows, row(4, 'open', 0, '')] }, SPEC)).toEqual([
+    expect(checkLedger({ ...ledger, rows: [...ledger.rows, row(4, 'open', 0, '')] }, single())).toEqual([
       {
         code: 'ledger.check.row-count',
         line: 0,
         reason: 'the ledger has 4 rows but the spec has 3 acceptance criteria',
       },
     ]);
-    expect(checkLedger({ ...ledger, rows: ledger.rows.slice(0, 2) }, SPEC)).toEqual([
+    expect(checkLedger({ ...ledger, rows: ledger.rows.slice(0, 2) }, single())).toEqual([
       {
         code: 'ledger.check.row-count',
         line: 0,
@@ -739,7 +741,7 @@ describe('checkLedger (§1.9) against a single-leg spec', () => {
         .replace('|  2 | open |  0 |   |', '|  2 | cut |  0 | y |')
         .replace('|  3 | cut |  0 | deferred: ACME-1 |', '|  3 | open |  0 | |'),
     );
-    expect(checkLedger(ledger, SPEC)).toEqual([
+    expect(checkLedger(ledger, single())).toEqual([
       { code: 'ledger.check.cut-mismatch', line: 12, reason: 'row 1 is cut but the spec keeps it in scope' },
       {
         code: 'ledger.check.cut-mismatch',
@@ -756,7 +758,7 @@ describe('checkLedger (§1.9) against a single-leg spec', () => {
 
   it('a cut row whose evidence is not its disposition text', () => {
     const ledger = parsed(ODD.replace('deferred: ACME-1 |', 'deferred: ACME-2 |'));
-    expect(checkLedger(ledger, SPEC)).toEqual([
+    expect(checkLedger(ledger, single())).toEqual([
       {
         code: 'ledger.check.cut-evidence',
         line: 14,
@@ -773,10 +775,10 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
         '\n',
       ),
     );
-  const SPEC = legsSpec(['- web (home): 1, 2', '- api: 2']);
+  const coordinated = (): Spec => legsSpec(['- web (home): 1, 2', '- api: 2']);
 
   it('the coordinated ledger matches its spec', () => {
-    expect(checkLedger(parsed(COORD), SPEC)).toEqual([]);
+    expect(checkLedger(parsed(COORD), coordinated())).toEqual([]);
   });
 
   it('row count names the entries the legs expand to; rows past the entries are not compared', () => {
@@ -786,7 +788,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
       rows: [...ledger.rows, row(4, 'open', 0, '')],
       legs: { members: [WEB, API], mapping: [...MAPPING, { row: 4, ac: 9, leg: 'api' }] },
     };
-    expect(checkLedger(more, SPEC)).toEqual([
+    expect(checkLedger(more, coordinated())).toEqual([
       {
         code: 'ledger.check.row-count',
         line: 0,
@@ -797,7 +799,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
   });
 
   it('a single-leg ledger for a coordinated spec, and coordinated metadata for a single-leg spec', () => {
-    expect(checkLedger(parsed(PLAIN), SPEC)).toEqual([
+    expect(checkLedger(parsed(PLAIN), coordinated())).toEqual([
       {
         code: 'ledger.check.legs-missing',
         line: 0,
@@ -827,7 +829,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
         mapping: [MAPPING[0], MAPPING[1], { row: 3, ac: 1, leg: 'web' }] as typeof MAPPING,
       },
     };
-    expect(checkLedger(swapped, SPEC)).toEqual([
+    expect(checkLedger(swapped, coordinated())).toEqual([
       {
         code: 'ledger.check.members',
         line: 0,
@@ -849,7 +851,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
   it('no member at the home base reads "none"; two members at it both named', () => {
     const ledger = parsed(COORD);
     const none: Ledger = { ...ledger, legs: { members: [{ ...WEB, base: HEAD }, API], mapping: MAPPING } };
-    expect(checkLedger(none, SPEC)).toEqual([
+    expect(checkLedger(none, coordinated())).toEqual([
       {
         code: 'ledger.check.home-base',
         line: 0,
@@ -857,7 +859,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
       },
     ]);
     const both: Ledger = { ...ledger, legs: { members: [WEB, { ...API, base: BASE }], mapping: MAPPING } };
-    expect(checkLedger(both, SPEC).map((f) => f.reason)).toEqual([
+    expect(checkLedger(both, coordinated()).map((f) => f.reason)).toEqual([
       `the spec's home member web must be the only member whose base is the ledger's base: (${BASE}); members at that base: web, api`,
     ]);
   });
@@ -871,7 +873,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
         mapping: [MAPPING[0], { row: 2, ac: 1, leg: 'web' }, MAPPING[2]] as typeof MAPPING,
       },
     };
-    expect(checkLedger(wrongAc, SPEC).map((f) => f.reason)).toEqual([
+    expect(checkLedger(wrongAc, coordinated()).map((f) => f.reason)).toEqual([
       'row 2 is mapped to ac 1 in web, but the spec expands it to ac 2 in web',
     ]);
   });
@@ -892,7 +894,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
         ],
       },
     };
-    expect(checkLedger(split, SPEC).map((f) => [f.code, f.reason])).toEqual([
+    expect(checkLedger(split, coordinated()).map((f) => [f.code, f.reason])).toEqual([
       [
         'ledger.check.members',
         "the ledger's members are we, b but the spec's ## Legs lists web, api (in that order)",
@@ -916,7 +918,7 @@ describe('checkLedger (§1.9) against a coordinated spec', () => {
         mapping: [MAPPING[0], { row: 2, ac: 2, leg: 'api' }, MAPPING[2]] as typeof MAPPING,
       },
     };
-    expect(checkLedger(wrongLeg, SPEC).map((f) => f.reason)).toEqual([
+    expect(checkLedger(wrongLeg, coordinated()).map((f) => f.reason)).toEqual([
       'row 2 is mapped to ac 2 in api, but the spec expands it to ac 2 in web',
     ]);
   });

@@ -150,6 +150,23 @@ describe('member lines (§1.2: base <member>: / seeded <member>:)', () => {
     ]);
   });
 
+  it('a member with a bad value is no member: the mapping then has no members, or needs none', () => {
+    expect(refused(edits([4, 'base web: x'], [6, 'base api: y']))).toEqual([
+      f('ledger.legs.base', 4, 'base web: must be a full lowercase 40-hex SHA, found "x"'),
+      f('ledger.legs.base', 6, 'base api: must be a full lowercase 40-hex SHA, found "y"'),
+      f(
+        'ledger.legs.members-missing',
+        20,
+        'a ## Leg mapping section without base <member>: / seeded <member>: header pairs',
+      ),
+    ]);
+    // Without a ## Leg mapping section, no member asks for one.
+    expect(refused(edits([5, 'seeded web: on'], [7, 'seeded api: off'], [20, '## Notes']))).toEqual([
+      f('ledger.legs.seeded', 5, 'seeded web: must be yes or no, found "on"'),
+      f('ledger.legs.seeded', 7, 'seeded api: must be yes or no, found "off"'),
+    ]);
+  });
+
   it('refuses half pairs on the line of the half that is there, and a single pair', () => {
     expect(refused(edit(TEXT, 7, null))).toEqual([
       f('ledger.legs.pair', 6, 'member api needs both "base api: <sha>" and "seeded api: yes|no"'),

@@ -312,6 +312,64 @@ describe('## Leg mapping table (§1.7)', () => {
   });
 });
 
+describe('edits of a parsed coordinated ledger keep every untouched byte', () => {
+  // Member and mapping lines spelled loosely, so that a kept line differs from its canonical form.
+  const LOOSE = edits(
+    [4, `base  web:  ${HOME}`],
+    [7, 'seeded api:no'],
+    [24, '|1|1|web|'],
+    [26, '| 3 |  2 | api |'],
+  );
+
+  it('re-renders only the member line whose value changed', () => {
+    const ledger = accepted(LOOSE);
+    const legs = ledger.legs as NonNullable<Ledger['legs']>;
+    const seededApi: Ledger = {
+      ...ledger,
+      legs: {
+        ...legs,
+        members: [legs.members[0], { ...legs.members[1], seeded: true }] as typeof legs.members,
+      },
+    };
+    expect(serializeLedger(seededApi)).toBe(edit(LOOSE, 7, 'seeded api: yes'));
+    const movedWeb: Ledger = {
+      ...ledger,
+      legs: { ...legs, members: [{ ...legs.members[0], base: API }, legs.members[1]] as typeof legs.members },
+    };
+    expect(serializeLedger(movedWeb)).toBe(edit(LOOSE, 4, `base web: ${API}`));
+  });
+
+  it('re-renders only the mapping line whose value changed', () => {
+    const ledger = accepted(LOOSE);
+    const legs = ledger.legs as NonNullable<Ledger['legs']>;
+    const mapping = legs.mapping.map((e) => (e.row === 3 ? { ...e, leg: 'web' } : e));
+    expect(serializeLedger({ ...ledger, legs: { ...legs, mapping } })).toBe(
+      edit(LOOSE, 26, '| 3 | 2 | web |'),
+    );
+    const first = legs.mapping.map((e) => (e.row === 1 ? { ...e, ac: 2 } : e));
+    expect(serializeLedger({ ...ledger, legs: { ...legs, mapping: first } })).toBe(
+      edit(LOOSE, 24, '| 1 | 2 | web |'),
+    );
+  });
+
+  it('a ledger whose legs are dropped loses its member lines and its mapping table', () => {
+    const { legs: _legs, ...single } = accepted(LOOSE);
+    const text = serializeLedger(single);
+    expect(text).not.toMatch(
+      /^(base web|seeded web|base api|seeded api):|Leg mapping|\| row \| ac \| leg \||^\|-+\|-+\|-+\|$|\| api \||\|web\|/m,
+    );
+    expect(text.split('\n').slice(0, 7)).toEqual([
+      '# Loop ledger',
+      '**Spec:** doc/specs/csv-export.md',
+      `base: ${HOME}`,
+      'verification: npm test',
+      'checks: commands',
+      'iterations: 2',
+      'allowance: 4',
+    ]);
+  });
+});
+
 describe('built coordinated ledgers (legs values the serializer refuses)', () => {
   const ledger = (): Ledger => {
     const { layout: _layout, ...values } = accepted(TEXT);

@@ -486,6 +486,15 @@ describe('built coordinated ledgers (legs values the serializer refuses)', () =>
     expect(checkLedger(bad)).toEqual(expected);
     fields(bad).pending = { target: 'verify', repo: 'web', head: HEAD };
     expect(checkLedger(bad)).toEqual([]);
+    // A pending value that is no tuple is named once, as malformed; it names no repo to check.
+    fields(bad).pending = 'verify';
+    expect(thrown(bad)).toEqual([
+      f(
+        'ledger.pending.malformed',
+        0,
+        'the pending tuple must be an object with target, repo and head, got verify',
+      ),
+    ]);
   });
 });
 
@@ -654,7 +663,11 @@ describe('row table (§1.3)', () => {
 
   it('reads cells trimmed, attempts as numbers, and an escaped pipe as part of the evidence', () => {
     const ledger = accepted(
-      edits([15, '|1|done|00|  seed: a \\| b  |'], [16, '  |  2  |  open  |  3  |  |  ']),
+      edits(
+        [14, '| --- | :-- | --: | :-: |'],
+        [15, '|1|done|00|  seed: a \\| b  |'],
+        [16, '  |  2  |  open  |  3  |  |  '],
+      ),
     );
     expect(ledger.rows.slice(0, 2)).toEqual([
       { row: 1, status: 'done', attempts: 0, evidence: 'seed: a \\| b' },

@@ -257,6 +257,13 @@ describe('## Leg mapping table (§1.7)', () => {
     ]);
   });
 
+  it('a line that does not start with a pipe is no separator, however it continues', () => {
+    // Not a table line: the mapping table ends under its header; the lines below belong to no table.
+    expect(refused(edit(TEXT, 23, 'x---|---|---|'))).toEqual([
+      f('ledger.legs.mapping-separator', 23, missingSeparator),
+    ]);
+  });
+
   it('names the last line when the header is the last line of the file', () => {
     const text = `${LINES.slice(0, 22).join('\n')}`;
     const findings = refused(text);
@@ -599,6 +606,17 @@ describe('row table (§1.3)', () => {
         18,
         'expected row 5, found "4" (rows are numbered 1..N in spec order without gaps)',
       ),
+    ]);
+  });
+
+  it('a line that does not start with a pipe is no separator: the table ends at its header', () => {
+    const split = 'table line after the row table ended (remove the blank line inside the table)';
+    expect(refused(edit(TEXT, 14, 'x---|---|---|---|'))).toEqual([
+      f('ledger.table.separator', 14, missing),
+      f('ledger.table.split', 15, split),
+      f('ledger.table.split', 16, split),
+      f('ledger.table.split', 17, split),
+      f('ledger.table.split', 18, split),
     ]);
   });
 

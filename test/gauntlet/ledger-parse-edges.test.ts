@@ -539,6 +539,50 @@ describe('parseLedger: table and sections', () => {
   });
 });
 
+describe('parseLedger: the line grammar of headings, counters and separators', () => {
+  it('a section heading starts at column 1: a decision may mention one', () => {
+    const text = `${TEXT}see ## Decisions\nsee ## Leg mapping\n`;
+    expect(valid(text).decisions).toEqual([
+      'row 1 done | first row closed | row 2',
+      'see ## Decisions',
+      'see ## Leg mapping',
+    ]);
+  });
+
+  it('## Leg mapping is the whole heading; a longer one is an unknown section', () => {
+    const text = `${TEXT}\n## Leg mapping notes\n\n| row | ac | leg |\n`;
+    expect(valid(text).legs).toBeUndefined();
+  });
+
+  it('counters are digits only, in the header and in the table', () => {
+    for (const value of ['-1', '+7', '7.0', '7x', 'x7', ' 1 2'])
+      expect(
+        only(edit(6, `iterations: ${value}`)).map((f) => [f.code, f.line]),
+        value,
+      ).toEqual([['ledger.header.not-integer', 6]]);
+    expect(valid(edit(6, 'iterations: 12')).iterations).toBe(12);
+    expect(valid(edit(11, '| 1 | done | 10 | npm test; ok |')).rows[0]?.attempts).toBe(10);
+    for (const attempts of ['+1', '1.0', '-1'])
+      expect(
+        only(edit(11, `| 1 | done | ${attempts} | npm test; ok |`)).map((f) => f.code),
+        attempts,
+      ).toEqual(['ledger.table.attempts']);
+  });
+
+  it('separator cells are dashes with optional alignment colons and nothing else', () => {
+    expect(valid(edit(10, '|:---|---:|:-:|-|')).rows).toHaveLength(2);
+    for (const sep of [
+      '| x--- | --- | --- | --- |',
+      '| ---x | --- | --- | --- |',
+      '| --- | --- | --- | -:- |',
+    ])
+      expect(
+        only(edit(10, sep)).map((f) => [f.code, f.line]),
+        sep,
+      ).toContainEqual(['ledger.table.separator', 10]);
+  });
+});
+
 describe('parseLedger: a coordinated ledger (§1.7)', () => {
   const COORD = [
     '# Loop ledger', // 1
@@ -592,6 +636,39 @@ describe('parseLedger: a coordinated ledger (§1.7)', () => {
   it('the mapping may follow its heading directly or after several blank lines', () => {
     expect(valid(coord(20)).legs?.mapping).toHaveLength(2);
     expect(valid(coord(20, '', '', '')).legs?.mapping).toHaveLength(2);
+  });
+
+  it('member lines allow several blanks before the name and before the colon, and ## Leg mapping blanks', () => {
+    const text = coord(19, '##  Leg mapping \t')
+      .replace('base web: ', 'base \t web : ')
+      .replace('seeded api: no', 'seeded  api  :no');
+    const ledger = valid(text);
+    expect(ledger.legs?.members).toEqual([
+      { name: 'web', base: BASE, seeded: true },
+      { name: 'api', base: OTHER, seeded: false },
+    ]);
+    expect(ledger.legs?.mapping).toHaveLength(2);
+  });
+
+  it('a member line starts at column 1: a note that mentions one is kept', () => {
+    const text = valid(edit(7, 'allowance: 4', `note base web: ${BASE}`, 'note seeded web: yes'));
+    expect(text.legs).toBeUndefined();
+  });
+
+  it('a mapping ac is digits only, named on its line', () => {
+    for (const ac of ['1x', '+1', '0'])
+      expect(
+        only(coord(23, `| 1 | ${ac} | web |`)).map((f) => [f.code, f.line]),
+        ac,
+      ).toEqual([['ledger.legs.mapping-ac', 23]]);
+    expect(only(coord(22, '| --- | x--- | --- |')).map((f) => [f.code, f.line])).toContainEqual([
+      'ledger.legs.mapping-separator',
+      22,
+    ]);
+    expect(only(coord(22, '| --- | ---x | --- |')).map((f) => [f.code, f.line])).toContainEqual([
+      'ledger.legs.mapping-separator',
+      22,
+    ]);
   });
 
   it('a member value may end in U+2028, which trimming drops', () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
 import {
   checkLedger,
+  DEFAULT_CHECKS,
   FULL_SHA,
   formatPending,
   parseLedger,
@@ -168,6 +169,12 @@ describe('pendingProblem and formatPending', () => {
     expect(samePending(ok, { ...ok, target: 'seed' })).toBe(false);
     expect(samePending(ok, { ...ok, repo: 'web' })).toBe(false);
     expect(samePending(ok, { ...ok, head: OTHER })).toBe(false);
+  });
+});
+
+describe('defaults', () => {
+  it('the gate-set mode defaults to commands (§6 A3)', () => {
+    expect(DEFAULT_CHECKS).toBe('commands');
   });
 });
 
@@ -669,6 +676,11 @@ describe('parseLedger: a coordinated ledger (§1.7)', () => {
       'ledger.legs.mapping-separator',
       22,
     ]);
+  });
+
+  it('written without its layout, a coordinated ledger takes the canonical layout of §1.5 and §1.7', () => {
+    const { layout: _layout, ...values } = valid(coord(1, '# Loop ledger'));
+    expect(serializeLedger(values)).toBe(`${COORD.join('\n')}\n`);
   });
 
   it('a member value may end in U+2028, which trimming drops', () => {

@@ -144,6 +144,11 @@ describe('pendingProblem and formatPending', () => {
       `pending head "${HEAD}0" is not a full lowercase 40-hex SHA`,
     );
     expect(bad({ ...ok, head: null })).toBe('pending head "null" is not a full lowercase 40-hex SHA');
+    // A list holding the sha reads as the sha when coerced to text; it is still not a sha.
+    expect(bad({ ...ok, head: [HEAD] })).toBe(
+      `pending head "["${HEAD}"]" is not a full lowercase 40-hex SHA`,
+    );
+    expect(bad({ ...ok, repo: ['home'] })).toBe('pending repo "["home"]" must be one word without pipes');
   });
 
   it('formatPending writes the tuple or throws pending.invalid with the problem', () => {

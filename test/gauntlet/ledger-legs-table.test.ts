@@ -679,14 +679,14 @@ describe('row table (§1.3)', () => {
     ]);
   });
 
-  it('reads cells trimmed, attempts as numbers, and an escaped pipe as part of the evidence', () => {
-    const ledger = accepted(
-      edits(
-        [14, '| --- | :-- | --: | :-: |'],
-        [15, '|1|done|00|  seed: a \\| b  |'],
-        [16, '  |  2  |  open  |  3  |  |  '],
-      ),
+  it('reads cells trimmed, attempts as numbers, and an escaped pipe as part of the evidence; keeps the bytes', () => {
+    const loose = edits(
+      [14, '| --- | :-- | --: | :-: |'],
+      [15, '|1|done|00|  seed: a \\| b  |'],
+      [16, '  |  2  |  open  |  3  |  |  '],
     );
+    const ledger = accepted(loose);
+    expect(serializeLedger(ledger)).toBe(loose);
     expect(ledger.rows.slice(0, 2)).toEqual([
       { row: 1, status: 'done', attempts: 0, evidence: 'seed: a \\| b' },
       { row: 2, status: 'open', attempts: 3, evidence: '' },

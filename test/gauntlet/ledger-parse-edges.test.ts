@@ -688,6 +688,31 @@ describe('parseLedger: a coordinated ledger (§1.7)', () => {
     expect(serializeLedger(values)).toBe(`${COORD.join('\n')}\n`);
   });
 
+  it('a coordinated ledger in its own spelling is written back byte for byte, edited or not', () => {
+    const text = coord(19, '##   Leg mapping').replace('| 2 | 1 | api |', '|2|1|api|');
+    const ledger = valid(text);
+    expect(serializeLedger(ledger)).toBe(text);
+    expect(serializeLedger({ ...ledger, iterations: 2 })).toBe(
+      text.replace('iterations: 1', 'iterations: 2'),
+    );
+  });
+
+  it('a ## Leg mapping heading followed only by blank lines up to the end has no table', () => {
+    for (const tail of ['## Leg mapping\n', '## Leg mapping\n\n', '## Leg mapping\n\n  \n'])
+      expect(only(`${TEXT}${tail}`), tail).toEqual([
+        {
+          code: 'ledger.legs.mapping-table',
+          line: 17,
+          reason: 'the ## Leg mapping section has no | row | ac | leg | table',
+        },
+        {
+          code: 'ledger.legs.members-missing',
+          line: 17,
+          reason: 'a ## Leg mapping section without base <member>: / seeded <member>: header pairs',
+        },
+      ]);
+  });
+
   it('a member value may end in U+2028, which trimming drops', () => {
     expect(valid(coord(5, 'seeded web: yes\u2028')).legs?.members[0]).toEqual({
       name: 'web',

@@ -278,6 +278,8 @@ describe('parseLedger: line endings and line 1', () => {
     const empty = [{ code: 'ledger.empty', line: 0, reason: 'the ledger is empty' }];
     expect(parseLedger('')).toEqual({ ledger: null, findings: empty });
     expect(parseLedger(42 as unknown as string)).toEqual({ ledger: null, findings: empty });
+    expect(parseLedger(null as unknown as string)).toEqual({ ledger: null, findings: empty });
+    expect(parseLedger(['# Loop ledger'] as unknown as string)).toEqual({ ledger: null, findings: empty });
   });
 
   it('a single newline is one blank line 1, not an empty ledger', () => {
@@ -525,6 +527,47 @@ describe('parseLedger: table and sections', () => {
         code: 'ledger.decisions.duplicate',
         line: 17,
         reason: 'a second ## Decisions section (first on line 14)',
+      },
+    ]);
+  });
+
+  it('an edited discriminant is written on line 1', () => {
+    const ledger = valid(edit(1, '  # Loop ledger'));
+    expect(serializeLedger({ ...ledger, discriminant: '# Gauntlet run' })).toBe(edit(1, '# Gauntlet run'));
+  });
+
+  it('a header-block line ending in a pipe is a kept note, not the table', () => {
+    const text = edit(5, 'checks: commands', 'a note that ends in a pipe |');
+    expect(serializeLedger(valid(text))).toBe(text);
+  });
+
+  it('a table line without its closing pipe is named as such; a lone pipe too', () => {
+    expect(only(edit(9, '| row | status | attempts | evidence'))).toEqual([
+      {
+        code: 'ledger.table.header',
+        line: 9,
+        reason:
+          'the table header must have four cells (row, status, attempts, evidence), found 4 and no closing pipe',
+      },
+    ]);
+    expect(only(edit(9, '| row | status | attempts |'))[0]?.reason).toBe(
+      'the table header must have four cells (row, status, attempts, evidence), found 3',
+    );
+    const open = [
+      {
+        code: 'ledger.table.cells',
+        line: 11,
+        reason: 'table row must end with a pipe (is the last pipe escaped by a backslash?)',
+      },
+    ];
+    expect(only(edit(11, '| 1 | done | 1 | npm test; ok'))).toEqual(open);
+    expect(only(edit(11, '| 1 | done | 1 | npm test; ok \\|'))).toEqual(open);
+    expect(only(edit(11, '|'))).toEqual(open);
+    expect(only(edit(11, '| 1 | done | 1 |'))).toEqual([
+      {
+        code: 'ledger.table.cells',
+        line: 11,
+        reason: 'table row has 3 cells instead of 4 (row, status, attempts, evidence)',
       },
     ]);
   });
@@ -881,6 +924,7 @@ describe('the value checks behind serializeLedger and checkLedger', () => {
       null,
       'layout',
       { ...layout, format: 'loopchart.ledger-layout/2' },
+      { ...layout, format: '' },
       { ...layout, lines: 'not a list' },
       { ...layout, eol: 1 },
     ])

@@ -40,7 +40,7 @@ import { evaluateRules, ledgerPreconditionStop, type RulesOutcome } from '../../
 import { seedLedger } from '../../src/gauntlet/seed.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
-import type { ReturnOutcome } from '../../src/gauntlet/validate.js';
+import { porcelainLines, type ReturnOutcome } from '../../src/gauntlet/validate.js';
 import { type VerificationReturnOutcome, validateVerificationReturn } from '../../src/gauntlet/verify.js';
 import type {
   BoundaryFacts,
@@ -417,9 +417,14 @@ export function ruleStop(context: LoopContext): HumanStop | null {
   }
 }
 
-/** The first ten lines of the unexpected dirt at entry, for a dirty-tree stop. */
+/**
+ * The first ten lines of the unexpected dirt at entry, for a dirty-tree stop, each porcelain line
+ * whole (an unstaged ` M file` keeps its blank index column).
+ */
 export function dirtDetail(context: LoopContext): string {
-  return (context.workspace?.porcelain ?? '').trim().split('\n').slice(0, 10).join('; ');
+  return porcelainLines(context.workspace?.porcelain ?? '')
+    .slice(0, 10)
+    .join('; ');
 }
 
 /** What an unattributed verdict found, for the recovery-incomplete stop's detail. */

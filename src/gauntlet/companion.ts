@@ -19,7 +19,13 @@ import {
   type RowStatus,
   type Target,
 } from './types.js';
-import { checkReturnBoundary, type ReturnFacts, type ReturnOutcome, validateReturn } from './validate.js';
+import {
+  checkReturnBoundary,
+  porcelainLines,
+  type ReturnFacts,
+  type ReturnOutcome,
+  validateReturn,
+} from './validate.js';
 
 /**
  * The member a ledger row belongs to (`## Leg mapping`), or `home` for a single-leg ledger.
@@ -253,7 +259,7 @@ export function validateLegReturn(facts: LegReturnFacts): ReturnOutcome {
       detail:
         home.head !== home.headBefore
           ? `home HEAD moved from ${home.headBefore} to ${home.head} during the ${member} dispatch`
-          : `home has changes besides the reserved ledger: ${home.porcelain.trim().split('\n')[0]}`,
+          : `home has changes besides the reserved ledger: ${porcelainLines(home.porcelain)[0]}`,
     };
   const body = parseCompanionBody(facts.commit?.body ?? '');
   const candidate = companionCandidate(saved, body);

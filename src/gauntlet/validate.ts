@@ -201,6 +201,20 @@ export function checkReturnBoundary(boundary: ReturnBoundary): InterruptedReason
 }
 
 /**
+ * The lines of a `git status --porcelain` (v1) text that say something, each kept whole.
+ *
+ * A v1 line is `XY PATH`: the index's status column, the worktree's status column, a space, the
+ * path. A blank first column is meaningful (` M file` is changed but not staged, `M  file` is
+ * staged), so no line is trimmed; only lines that are empty or all blanks are dropped.
+ *
+ * @param porcelain the status text, lines separated by `\n` (a trailing newline is fine)
+ * @returns the non-blank lines in order, leading blanks intact (empty when the tree is clean)
+ */
+export function porcelainLines(porcelain: string): string[] {
+  return porcelain.split('\n').filter((line) => line.trim() !== '');
+}
+
+/**
  * Validates one child return against the saved pre-dispatch ledger (§3.10, §3.19).
  *
  * @param facts the dispatch, the saved ledger, the boundary observations and, once the boundary

@@ -17,7 +17,12 @@ import { extractActionRecords } from './action-records.js';
 import { attributionMatches, readAttribution } from './commits.js';
 import { formatPending, samePending } from './ledger.js';
 import type { ActionRecord, Ledger, PendingTuple } from './types.js';
-import { checkReturnBoundary, type InterruptedReason, type ReturnBoundary } from './validate.js';
+import {
+  checkReturnBoundary,
+  type InterruptedReason,
+  porcelainLines,
+  type ReturnBoundary,
+} from './validate.js';
 
 /** Facts about one verification repair return. */
 export interface VerificationReturnFacts {
@@ -82,7 +87,7 @@ export function validateVerificationReturn(facts: VerificationReturnFacts): Veri
       kind: 'home-changed',
       detail: home.headMoved
         ? `home HEAD moved during the ${facts.pending.repo} verification repair`
-        : `home has changes beyond the reserved ledger during the ${facts.pending.repo} verification repair: ${dirtLines(home.unexpectedDirt).join('; ')}`,
+        : `home has changes beyond the reserved ledger during the ${facts.pending.repo} verification repair: ${porcelainLines(home.unexpectedDirt).join('; ')}`,
     };
   const commit = facts.commit;
   if (commit === undefined) return { kind: 'not-admitted', reason: 'repair commit unreadable' };
@@ -134,13 +139,4 @@ function ledgerChange(saved: Ledger, head: Ledger, pending: PendingTuple): strin
  */
 export function verificationRepairAllowed(ledger: Ledger, repairs: number): boolean {
   return repairs < ledger.allowance;
-}
-
-/**
- * The lines of a `git status --porcelain` text that say something, each kept whole: the first
- * column is the index's status, so ` M file` (changed, not staged) must not lose its blank and
- * read as `M file` (staged).
- */
-function dirtLines(porcelain: string): string[] {
-  return porcelain.split('\n').filter((line) => line.trim() !== '');
 }

@@ -327,7 +327,8 @@ describe('validating coordinated returns: texts and ordering', () => {
       kind: 'unattributed',
       target: 3,
       what: 'ambiguous attribution',
-      detail: 'home has changes besides the reserved ledger: M src/page.ts',
+      // Porcelain v1 `XY PATH`: the blank index column says the change is not staged.
+      detail: 'home has changes besides the reserved ledger:  M src/page.ts',
     });
     expect(validateLegReturn({ ...facts, home: { ...facts.home, porcelain: '\n' } }).kind).toBe('admitted');
   });

@@ -2,8 +2,9 @@
  * Edges of return validation (gauntlet-protocol §3.10, §3.19) that the broader validate tests do
  * not pin: the facts the host must supply, the exact texts of attribution and header misses,
  * control bytes a return writes, the seed's allowed transitions and counts, failed extras, rows
- * numbered 10 and above, the conforming-outcome decision grammar and its miss details, and the
- * one-line form of reasons. Every expected value is written here by hand from those texts.
+ * numbered 10 and above, the conforming-outcome decision grammar and its miss details, the
+ * one-line form of reasons, and the porcelain lines a dirt message quotes. Every expected value is
+ * written here by hand from those texts.
  */
 import { describe, expect, it } from 'vitest';
 import { finding } from '../../src/common/finding.js';
@@ -11,6 +12,7 @@ import type { Ledger } from '../../src/gauntlet/types.js';
 import {
   checkReturnBoundary,
   oneLine,
+  porcelainLines,
   type ReturnFacts,
   ReturnFactsError,
   type ReturnOutcome,
@@ -420,5 +422,41 @@ describe('oneLine', () => {
     expect(oneLine('<script>alert</script> ran')).toBe('(script)alert(/script) ran');
     expect(oneLine('a <!-- note --> b')).toBe('a (!-- note --) b');
     expect(oneLine('1 < 2 > 0')).toBe('1 < 2 > 0');
+  });
+});
+
+// git-status(1), porcelain format version 1: each line is `XY PATH` (or `XY ORIG_PATH -> PATH`),
+// X the index's status, Y the worktree's, then one space. ` M` is modified in the worktree and
+// not staged; `M ` is staged; `??` is untracked.
+describe('porcelainLines', () => {
+  it('keeps the blank index column of a first line that is changed but not staged', () => {
+    expect(porcelainLines(' M src/page.ts')).toEqual([' M src/page.ts']);
+    expect(porcelainLines(' M src/page.ts\n?? notes.txt\n')).toEqual([' M src/page.ts', '?? notes.txt']);
+  });
+
+  it('keeps every line whole and in order, whatever its two columns', () => {
+    expect(
+      porcelainLines(
+        'M  staged.ts\n M unstaged.ts\nMM both.ts\n D gone.ts\nR  old.ts -> new.ts\n?? notes.txt',
+      ),
+    ).toEqual([
+      'M  staged.ts',
+      ' M unstaged.ts',
+      'MM both.ts',
+      ' D gone.ts',
+      'R  old.ts -> new.ts',
+      '?? notes.txt',
+    ]);
+  });
+
+  it('drops a trailing newline and lines that are empty or all blanks, and nothing else', () => {
+    expect(porcelainLines('?? a.txt\n')).toEqual(['?? a.txt']);
+    expect(porcelainLines('\n M a.ts\n\n   \n D b.ts\n')).toEqual([' M a.ts', ' D b.ts']);
+  });
+
+  it('finds no lines in a clean status', () => {
+    expect(porcelainLines('')).toEqual([]);
+    expect(porcelainLines('\n')).toEqual([]);
+    expect(porcelainLines(' \n\n')).toEqual([]);
   });
 });

@@ -87,6 +87,13 @@ describe('a dirty tree before the first dispatch (fresh entry)', () => {
     expect(run.inputsOf('commitLedger')).toEqual([]);
   });
 
+  it('quotes each status line whole: an unstaged first change keeps its blank index column', async () => {
+    // Porcelain v1 `XY PATH`: ` M` is changed in the worktree and not staged; `M ` would be staged.
+    const run = dirtyStart(' M README.md\n?? notes.txt\n');
+    const end = await run.settled();
+    expect(end.context.stop).toEqual({ kind: 'dirty-start', detail: ' M README.md; ?? notes.txt' });
+  });
+
   it('lists only the first ten lines of a longer status', async () => {
     const lines = Array.from({ length: 12 }, (_, i) => `?? f${i + 1}.txt`);
     const run = dirtyStart(`${lines.join('\n')}\n`);

@@ -244,7 +244,7 @@ function records(lines: readonly string[]): ActionRecord[] {
 }
 
 function ledgerOrFindings(text: string | null) {
-  if (text === null) return [{ line: 0, code: 'ledger.missing', reason: 'the ledger is missing' }] as const;
+  if (text === null) return [{ line: 0, code: 'ledger.absent', reason: 'the ledger is missing' }] as const;
   const parsed = parseLedger(text);
   return parsed.ledger ?? parsed.findings;
 }

@@ -195,6 +195,22 @@ describe('loopchart child check', () => {
     expect(refused.error).toBe('miss.header');
     expect(d.git('rev-parse', 'HEAD').trim()).toBe(d.plan.pending.head);
   });
+
+  it('names a commit that takes the ledger out of the tree as the loop does: a deleted ledger file', async () => {
+    // The child untracks the ledger and ignores it: the file stays on disk, the tree is clean and
+    // the one commit is attributed, but HEAD has no ledger. The loop reads that as
+    // `the commit deletes the ledger file` (docs/decisions.md, issue 10 item 1).
+    const d = reserve(afterSeed, 1);
+    d.git('rm', '-q', '--cached', LEDGER);
+    writeFileSync(join(d.dir, '.git', 'info', 'exclude'), `${LEDGER}\n`, { flag: 'a' });
+    d.git('commit', '-q', '-m', 'loop: row 1 done', '-m', d.task.commitBody.join('\n'));
+    expect(d.git('status', '--porcelain')).toBe('');
+    const checked = await child('check', '--json');
+    expect(checked.error).toBe('miss.ledger-unreadable');
+    expect(parseCliResult(checked.stdout).error.message).toBe(
+      'the loop would record a validation miss (miss.ledger-unreadable): the commit deletes the ledger file',
+    );
+  });
 });
 
 describe('the child tools', () => {

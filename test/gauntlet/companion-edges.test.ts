@@ -18,7 +18,7 @@ import {
   seedLeg,
   validateLegReturn,
 } from '../../src/gauntlet/companion.js';
-import type { Ledger, PendingTuple } from '../../src/gauntlet/types.js';
+import type { Ledger } from '../../src/gauntlet/types.js';
 import {
   API_BASE,
   coordinatedLedgerText,
@@ -27,9 +27,8 @@ import {
   type MappingLine,
   parsedLedger,
 } from '../support/legs-fixtures.js';
+import { API_COMMIT, API_HEAD, clean, companionFacts } from './companion-fixtures.js';
 
-const API_HEAD = 'a'.repeat(40);
-const API_COMMIT = 'c0ffee0123456789abcdef0123456789abcdef01';
 const ATTRIBUTION = `pending: 3 | api | ${API_HEAD}\niteration: 3`;
 
 /** §1.8's coordinated ledger (web = home: rows 1, 2; api: rows 3, 4), api seeded unless told. */
@@ -84,26 +83,6 @@ function singleLeg(): Ledger {
       '',
     ].join('\n'),
   );
-}
-
-const clean = { returned: 'DONE', porcelain: '', commitCount: 1 };
-
-function companionFacts(saved: Ledger, target: number | 'seed', subject: string, lines: string[]) {
-  const pending: PendingTuple = { target, repo: 'api', head: API_HEAD };
-  return {
-    target,
-    iteration: saved.iterations,
-    pending,
-    saved,
-    boundary: clean,
-    commit: {
-      subject,
-      body: [`pending: ${target} | api | ${API_HEAD}`, `iteration: ${saved.iterations + 1}`, ...lines].join(
-        '\n',
-      ),
-    },
-    home: { headBefore: HOME_BASE, head: HOME_BASE, porcelain: '' },
-  };
 }
 
 describe('members, home and single-leg ledgers', () => {

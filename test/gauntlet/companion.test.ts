@@ -13,9 +13,7 @@ import {
 } from '../../src/gauntlet/companion.js';
 import type { Ledger, PendingTuple } from '../../src/gauntlet/types.js';
 import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
-
-const API_HEAD = 'a'.repeat(40);
-const API_COMMIT = 'c0ffee0123456789abcdef0123456789abcdef01';
+import { API_COMMIT, API_HEAD, clean, companionFacts } from './companion-fixtures.js';
 
 /** §1.8's coordinated variant: web = home (rows 1, 2), api (rows 3, 4; AC 2 shared). */
 function ledger(
@@ -36,26 +34,6 @@ function ledger(
       decisions: opts.decisions ?? ['row 0 done | seeded 2 rows, closed 0 on baseline | row 1'],
     }),
   );
-}
-
-const clean = { returned: 'DONE', porcelain: '', commitCount: 1 };
-
-function companionFacts(saved: Ledger, target: number | 'seed', subject: string, lines: string[]) {
-  const pending: PendingTuple = { target, repo: 'api', head: API_HEAD };
-  return {
-    target,
-    iteration: saved.iterations,
-    pending,
-    saved,
-    boundary: clean,
-    commit: {
-      subject,
-      body: [`pending: ${target} | api | ${API_HEAD}`, `iteration: ${saved.iterations + 1}`, ...lines].join(
-        '\n',
-      ),
-    },
-    home: { headBefore: HOME_BASE, head: HOME_BASE, porcelain: '' },
-  };
 }
 
 describe('which leg a dispatch goes to', () => {

@@ -598,9 +598,9 @@ function header(stop: HumanStop): string {
     case 'recovery-incomplete':
       return `Stopped: iteration ${stop.iteration} recovery incomplete - ${singleLine(stop.what)}`;
     case 'commit-boundary':
-      return `Stopped: ${stop.problem} - ${singleLine(stop.detail)}`;
+      return `Stopped: ${stop.problem} - ${detailLine(stop.detail)}`;
     case 'dirty-start':
-      return `Stopped: dirty tree - ${singleLine(stop.detail)}`;
+      return `Stopped: dirty tree - ${detailLine(stop.detail)}`;
     case 'verification-failed':
       return 'Stopped: verification failed with every row closed';
     case 'reopened-during-verify':
@@ -646,9 +646,9 @@ function problemLines(stop: HumanStop, ledger: Ledger | null): string[] {
     case 'recovery-incomplete':
       return [`Problem: ${singleLine(stop.detail ?? stop.what)}`];
     case 'commit-boundary':
-      return [`Problem: ${singleLine(stop.detail)}`];
+      return [`Problem: ${detailLine(stop.detail)}`];
     case 'dirty-start':
-      return [`Problem: uncommitted changes before the first dispatch: ${singleLine(stop.detail)}`];
+      return [`Problem: uncommitted changes before the first dispatch: ${detailLine(stop.detail)}`];
     case 'configuration-error':
       return [`Problem: ${singleLine(stop.message)}`];
     case 'review-miss':
@@ -726,10 +726,18 @@ function discardObject(stop: HumanStop): string {
   if (stop.kind === 'recovery-incomplete')
     return `the unadmitted work of iteration ${stop.iteration} (${singleLine(stop.what)}) and reset to the pre-dispatch HEAD`;
   if (stop.kind === 'commit-boundary')
-    return `the ${stop.problem} (${singleLine(stop.detail)}) and reset to the ledger HEAD`;
+    return `the ${stop.problem} (${detailLine(stop.detail)}) and reset to the ledger HEAD`;
   return 'the unadmitted work';
 }
 
 function singleLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+/**
+ * One line, as {@link singleLine}, but a leading blank stays: a boundary or dirty-tree detail may
+ * open with a porcelain line (`XY PATH`) whose blank index column says the change is unstaged.
+ */
+function detailLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trimEnd();
 }

@@ -144,7 +144,8 @@ const EXAMPLES: Example[] = [
   {
     title: 'Dirty tree at a fresh entry',
     when: 'A fresh start (no ledger yet) found uncommitted or untracked changes. The loop stops before it seeds the ledger or runs a child, so no child can stage them. Every change predates the run, so only `stop` is offered (`discard` is refused) and nothing is reset, cleaned or staged. What the person does next: commit the changes, stash them (`git stash -u`) or move them out of the worktree, then run `loopchart run` again with the same arguments; it is still a fresh start and seeds as usual. Ignored files are not dirt.',
-    stop: { kind: 'dirty-start', detail: 'M README.md; ?? notes.txt' },
+    // The detail quotes porcelain v1 lines whole: ` M` is an unstaged change.
+    stop: { kind: 'dirty-start', detail: ' M README.md; ?? notes.txt' },
     ledger: null,
   },
   {

@@ -1,8 +1,8 @@
 /**
  * The exact text of the human stops the other tests leave out (gauntlet-protocol §3.16 and §4,
- * docs/human-stops.md): the verify review stops, a commit-boundary return, the problem line's
- * fallbacks, row order, multi-line host texts folded to one line, and the error for a row stop
- * without its ledger. Every expected line is written by hand from those pages.
+ * docs/human-stops.md): the verify review stops, a commit-boundary return, dirt details that open
+ * with an unstaged porcelain line, the problem line's fallbacks, row order, multi-line host texts
+ * folded to one line, and the error for a row stop without its ledger. Every expected line is written by hand from those pages.
  */
 import { describe, expect, it } from 'vitest';
 import { HumanStopError, menuFor, renderHumanStop } from '../../src/gauntlet/human-stop.js';
@@ -141,6 +141,35 @@ describe('boundary stops', () => {
       '1 - Discard the commit boundary (1 commit after the ledger HEAD) and reset to the ledger HEAD: discard',
       '2 - Stop and keep the branch as it is: stop',
       '',
+    ]);
+  });
+
+  // A dirt detail quotes `git status --porcelain` v1 lines, `XY PATH`: a blank X (the index column)
+  // says the change is not staged, so the blank is part of the line and stays in the stop text.
+  it('a dirty-tree boundary quotes an unstaged first line with its blank index column', () => {
+    const text = renderHumanStop(
+      { kind: 'commit-boundary', problem: 'dirty tree', detail: ' M src/export.ts; ?? notes.txt' },
+      closed,
+    );
+    expect(lines(text)).toEqual([
+      'gauntlet: question',
+      'Stopped: dirty tree -  M src/export.ts; ?? notes.txt',
+      PRESERVE,
+      'Problem:  M src/export.ts; ?? notes.txt',
+      '1 - Discard the dirty tree ( M src/export.ts; ?? notes.txt) and reset to the ledger HEAD: discard',
+      '2 - Stop and keep the branch as it is: stop',
+      '',
+    ]);
+  });
+
+  it('a dirty start quotes an unstaged first line with its blank index column', () => {
+    expect(
+      lines(renderHumanStop({ kind: 'dirty-start', detail: ' M README.md; ?? notes.txt' }, null)).slice(0, 4),
+    ).toEqual([
+      'gauntlet: question',
+      'Stopped: dirty tree -  M README.md; ?? notes.txt',
+      PRESERVE,
+      'Problem: uncommitted changes before the first dispatch:  M README.md; ?? notes.txt',
     ]);
   });
 

@@ -5,34 +5,7 @@
 // that test instead of the file's collection.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseSpec } from '../../src/gauntlet/spec.js';
-
-/** A spec with the given acceptance-criteria lines and header lines (after the title). */
-function spec(criteria: string[], header: string[] = []): string {
-  return [
-    '# CSV export',
-    ...header,
-    '',
-    '## Goal',
-    '',
-    'Export reports as CSV.',
-    '',
-    '## Acceptance criteria',
-    '',
-    ...criteria,
-    '',
-    '## Out of scope',
-    '',
-    '- XLSX',
-    '',
-  ].join('\n');
-}
-
-/** 1-based number of the first line of `text` equal to `line` (a reference independent of the parser). */
-function lineOf(text: string, line: string): number {
-  const index = text.split('\n').indexOf(line);
-  if (index === -1) throw new Error(`no line ${JSON.stringify(line)}`);
-  return index + 1;
-}
+import { csvSpecText, lineOf } from './text-fixtures.js';
 
 function rowTexts(text: string): string[] {
   return parseSpec(text).spec.rows.map((row) => row.text);
@@ -87,7 +60,7 @@ describe('parseSpec never throws: an internal failure is a named finding', () =>
   });
 
   it('turns an exception inside the parser into spec.internal with the error message', () => {
-    const text = spec(['- [ ] a']);
+    const text = csvSpecText(['- [ ] a']);
     vi.spyOn(String.prototype, 'split').mockImplementationOnce(() => {
       throw new Error('boom');
     });
@@ -101,19 +74,26 @@ describe('parseSpec never throws: an internal failure is a named finding', () =>
 
 describe('code fences', () => {
   it('a closed fence hides its rows and headings; the rows after it count', () => {
-    const text = spec(['- [ ] a', '```', '- [ ] an example row', '## an example heading', '```', '- [ ] b']);
+    const text = csvSpecText([
+      '- [ ] a',
+      '```',
+      '- [ ] an example row',
+      '## an example heading',
+      '```',
+      '- [ ] b',
+    ]);
     expect(parseSpec(text).findings).toEqual([]);
     expect(rowTexts(text)).toEqual(['a', 'b']);
   });
 
   it('only a marker of the opening kind closes a fence', () => {
-    const text = spec(['- [ ] a', '```', '~~~', '- [ ] an example row', '```', '- [ ] b']);
+    const text = csvSpecText(['- [ ] a', '```', '~~~', '- [ ] an example row', '```', '- [ ] b']);
     expect(parseSpec(text).findings).toEqual([]);
     expect(rowTexts(text)).toEqual(['a', 'b']);
   });
 
   it('a fence opens only with three or more backticks or tildes at the start of a line', () => {
-    const text = spec([
+    const text = csvSpecText([
       '`npm test` must pass for every row.',
       '~~Old rows~~ were dropped.',
       '- [ ] wrap the output in ``` fences',
@@ -124,7 +104,7 @@ describe('code fences', () => {
   });
 
   it('a code block indented under a criterion is no stray line; the disposition after it still nests', () => {
-    const text = spec(['- [ ] a', '  ```', '  npm test', '  ```', '  deferred: ACME-1']);
+    const text = csvSpecText(['- [ ] a', '  ```', '  npm test', '  ```', '  deferred: ACME-1']);
     const result = parseSpec(text);
     expect(result.findings).toEqual([]);
     expect(result.spec.rows[0]?.disposition).toEqual({
@@ -137,25 +117,25 @@ describe('code fences', () => {
 
 describe('headings', () => {
   it('a # inside a criterion is no heading; the section goes on', () => {
-    const text = spec(['- [ ] support C# projects', '- [ ] b']);
+    const text = csvSpecText(['- [ ] support C# projects', '- [ ] b']);
     expect(parseSpec(text).findings).toEqual([]);
     expect(rowTexts(text)).toEqual(['support C# projects', 'b']);
   });
 
   it('a bare ## is an empty heading that ends the section', () => {
-    const text = spec(['- [ ] a', '##', '- [ ] under the empty heading']);
+    const text = csvSpecText(['- [ ] a', '##', '- [ ] under the empty heading']);
     expect(rowTexts(text)).toEqual(['a']);
   });
 
   it('the title is the first # heading, trimmed of any whitespace; a bare # is an empty title', () => {
-    expect(parseSpec(spec(['- [ ] a']).replace('# CSV export', '# CSV export\u00a0')).spec.title).toBe(
+    expect(parseSpec(csvSpecText(['- [ ] a']).replace('# CSV export', '# CSV export\u00a0')).spec.title).toBe(
       'CSV export',
     );
-    expect(parseSpec(spec(['- [ ] a']).replace('# CSV export', '#')).spec.title).toBe('');
+    expect(parseSpec(csvSpecText(['- [ ] a']).replace('# CSV export', '#')).spec.title).toBe('');
   });
 
   it('the section heading is exactly "Acceptance criteria": longer headings naming it are other sections', () => {
-    const text = spec(['- [ ] a'])
+    const text = csvSpecText(['- [ ] a'])
       .replace('## Goal', '## Notes on acceptance criteria')
       .replace('## Out of scope', '## Acceptance criteria history');
     expect(parseSpec(text).findings).toEqual([]);
@@ -166,7 +146,7 @@ describe('headings', () => {
     expect(parseSpec('# CSV export\n\n## Goal\n\nx\n').findings).toEqual([
       { code: 'spec.ac.missing', line: 0, reason: 'the spec has no "## Acceptance criteria" section' },
     ]);
-    const text = `${spec(['- [ ] a'])}\n## Acceptance criteria\n\n- [ ] b\n`;
+    const text = `${csvSpecText(['- [ ] a'])}\n## Acceptance criteria\n\n- [ ] b\n`;
     const first = lineOf(text, '## Acceptance criteria');
     expect(parseSpec(text).findings).toEqual([
       {
@@ -202,20 +182,20 @@ describe('the header block and **Amend-grant:** (§3.17)', () => {
 
   it('the grant line starts with the field; a mention of it inside a sentence is no grant', () => {
     expect(
-      parseSpec(spec(['- [ ] a'], ['Ask before amending; no **Amend-grant:** yet'])).spec.amendGrant,
+      parseSpec(csvSpecText(['- [ ] a'], ['Ask before amending; no **Amend-grant:** yet'])).spec.amendGrant,
     ).toEqual({ kind: 'none' });
   });
 
   it('the grant may be followed by a blank or whitespace-only line, another header field or a heading', () => {
     const sentence = 'I approve auto-applied amendments for this loop.';
     for (const next of ['   ', '**Status:** approved', '**Ticket:** ACME-1']) {
-      const result = parseSpec(spec(['- [ ] a'], [`**Amend-grant:** ${sentence}`, next]));
+      const result = parseSpec(csvSpecText(['- [ ] a'], [`**Amend-grant:** ${sentence}`, next]));
       expect(result.spec.amendGrant).toEqual({ kind: 'active', sentence });
       expect(result.findings).toEqual([]);
     }
     // A ## heading ends the header block; a deeper heading stays inside it and is no continuation.
     const headed = parseSpec(
-      spec(['- [ ] a'], [`**Amend-grant:** ${sentence}`, '### Context', 'Some context.']),
+      csvSpecText(['- [ ] a'], [`**Amend-grant:** ${sentence}`, '### Context', 'Some context.']),
     );
     expect(headed.spec.amendGrant).toEqual({ kind: 'active', sentence });
     expect(headed.findings).toEqual([]);
@@ -223,7 +203,7 @@ describe('the header block and **Amend-grant:** (§3.17)', () => {
 
   it('any other next line continues the grant: malformed, naming both lines', () => {
     for (const [next, ...rest] of [['see the **Status:** line'], ['```', 'an example', '```']] as const) {
-      const text = spec(['- [ ] a'], ['**Amend-grant:** yes', next, ...rest]);
+      const text = csvSpecText(['- [ ] a'], ['**Amend-grant:** yes', next, ...rest]);
       const result = parseSpec(text);
       expect(result.spec.amendGrant).toEqual({
         kind: 'malformed',
@@ -244,14 +224,16 @@ describe('the header block and **Amend-grant:** (§3.17)', () => {
   });
 
   it('names two grant lines and an empty value', () => {
-    expect(parseSpec(spec(['- [ ] a'], ['**Amend-grant:** yes', '**Amend-grant:** no'])).findings).toEqual([
+    expect(
+      parseSpec(csvSpecText(['- [ ] a'], ['**Amend-grant:** yes', '**Amend-grant:** no'])).findings,
+    ).toEqual([
       {
         code: 'spec.amend-grant.malformed',
         line: 2,
         reason: '**Amend-grant:** appears on 2 lines; write it once',
       },
     ]);
-    expect(parseSpec(spec(['- [ ] a'], ['**Amend-grant:**'])).findings).toEqual([
+    expect(parseSpec(csvSpecText(['- [ ] a'], ['**Amend-grant:**'])).findings).toEqual([
       {
         code: 'spec.amend-grant.malformed',
         line: 2,
@@ -263,20 +245,20 @@ describe('the header block and **Amend-grant:** (§3.17)', () => {
 
 describe('criteria rows (§1.3)', () => {
   it('trims a row’s text and skips blank and whitespace-only lines', () => {
-    const text = spec(['- [ ] header row   ', '   ', '- [ ] b']);
+    const text = csvSpecText(['- [ ] header row   ', '   ', '- [ ] b']);
     expect(parseSpec(text).findings).toEqual([]);
     expect(rowTexts(text)).toEqual(['header row', 'b']);
   });
 
   it('a blank line between a row and its disposition keeps the disposition on that row', () => {
-    const rows = parseSpec(spec(['- [ ] a', '', '  deferred: ACME-1'])).spec.rows;
+    const rows = parseSpec(csvSpecText(['- [ ] a', '', '  deferred: ACME-1'])).spec.rows;
     expect(rows.map((row) => row.disposition.kind)).toEqual(['deferred']);
   });
 
   it('a paragraph ends the criterion: a disposition indented after it is named, never dropped in silence', () => {
     // Found by mutation testing: the line used to be skipped as intro text, so the row ran
     // in-scope although its author had deferred it (docs/decisions/formats.md 39).
-    const text = spec([
+    const text = csvSpecText([
       '- [ ] a',
       '- [ ] b',
       'A remark on the row above.',
@@ -299,13 +281,13 @@ describe('criteria rows (§1.3)', () => {
   });
 
   it('indented intro text before the first criterion is no finding, even when it starts with a disposition word', () => {
-    const text = spec(['Rows verbatim from the ticket:', '  in-scope unless marked', '- [ ] a']);
+    const text = csvSpecText(['Rows verbatim from the ticket:', '  in-scope unless marked', '- [ ] a']);
     expect(parseSpec(text).findings).toEqual([]);
     expect(rowTexts(text)).toEqual(['a']);
   });
 
   it('prose around the rows is no finding, even when it starts with a disposition word or holds " - "', () => {
-    const text = spec([
+    const text = csvSpecText([
       'Ticket ACME-1 - checkbox list, rows verbatim:',
       'in-scope rows come first.',
       '- [ ] a',
@@ -316,7 +298,7 @@ describe('criteria rows (§1.3)', () => {
   });
 
   it('an indented line continuing the intro is intro text, never the none line', () => {
-    const text = spec([
+    const text = csvSpecText([
       'Ticket ACME-1 lists rows, and for the rest',
       '  none - of them is optional',
       '',
@@ -327,7 +309,7 @@ describe('criteria rows (§1.3)', () => {
   });
 
   it('a nested checkbox is a stray line under its criterion, not another row', () => {
-    const text = spec(['- [ ] a', '  - [ ] nested']);
+    const text = csvSpecText(['- [ ] a', '  - [ ] nested']);
     expect(rowTexts(text)).toEqual(['a']);
     expect(parseSpec(text).findings).toEqual([
       {
@@ -340,12 +322,12 @@ describe('criteria rows (§1.3)', () => {
   });
 
   it('a disposition word inside an indented line does not make it a disposition', () => {
-    const text = spec(['- [ ] a', '  see deferred: ACME-1']);
+    const text = csvSpecText(['- [ ] a', '  see deferred: ACME-1']);
     expect(codes(text)).toEqual(['spec.ac.unexpected-line']);
   });
 
   it('names list items that are not "- [ ] <text>" rows: no space after the box, a long number, a bare dash', () => {
-    const text = spec(['- [ ]abc', '10. [ ] tenth', '-']);
+    const text = csvSpecText(['- [ ]abc', '10. [ ] tenth', '-']);
     expect(rowTexts(text)).toEqual([]);
     const reason = 'list item in the acceptance criteria is not a "- [ ] <text>" row';
     expect(parseSpec(text).findings).toEqual([
@@ -361,11 +343,11 @@ describe('criteria rows (§1.3)', () => {
   });
 
   it('the none line is a line of its own: "none - " inside a sentence is no none line', () => {
-    expect(codes(spec(['Ticket: none - no ticket']))).toEqual(['spec.ac.empty']);
+    expect(codes(csvSpecText(['Ticket: none - no ticket']))).toEqual(['spec.ac.empty']);
   });
 
   it('names a none line next to rows on its line', () => {
-    const text = spec(['none - no ticket', '- [ ] a']);
+    const text = csvSpecText(['none - no ticket', '- [ ] a']);
     expect(parseSpec(text).findings).toEqual([
       {
         code: 'spec.ac.none-with-rows',
@@ -376,7 +358,7 @@ describe('criteria rows (§1.3)', () => {
   });
 
   it('names the criterion a finding is about by its number', () => {
-    const empty = spec(['- [ ] a', '- [ ]']);
+    const empty = csvSpecText(['- [ ] a', '- [ ]']);
     expect(parseSpec(empty).findings).toEqual([
       {
         code: 'spec.ac.empty-text',
@@ -384,7 +366,7 @@ describe('criteria rows (§1.3)', () => {
         reason: 'acceptance criterion 2 has no text',
       },
     ]);
-    const twice = spec(['- [ ] a', '- [ ] b', '  in-scope', '  deferred: ACME-1']);
+    const twice = csvSpecText(['- [ ] a', '- [ ] b', '  in-scope', '  deferred: ACME-1']);
     expect(parseSpec(twice).findings).toEqual([
       {
         code: 'spec.disposition.duplicate',
@@ -392,7 +374,7 @@ describe('criteria rows (§1.3)', () => {
         reason: 'acceptance criterion 2 already has a disposition; give exactly one',
       },
     ]);
-    const flat = spec(['- [ ] a', '- [ ] b', 'deferred: ACME-1']);
+    const flat = csvSpecText(['- [ ] a', '- [ ] b', 'deferred: ACME-1']);
     expect(parseSpec(flat).findings).toEqual([
       {
         code: 'spec.disposition.not-nested',
@@ -405,7 +387,7 @@ describe('criteria rows (§1.3)', () => {
 
 describe('dispositions (§1.3)', () => {
   it('the disposition word starts the line: a word without its colon is malformed, whatever follows', () => {
-    const text = spec(['- [ ] a', '  deviates because elsewhere: acme/mobile handles it']);
+    const text = csvSpecText(['- [ ] a', '  deviates because elsewhere: acme/mobile handles it']);
     const result = parseSpec(text);
     expect(result.spec.rows[0]?.disposition).toEqual({ kind: 'in-scope', explicit: false });
     expect(result.findings).toEqual([
@@ -429,7 +411,7 @@ describe('dispositions (§1.3)', () => {
       'docs/specs/next.md',
       'docs/specs/next.md#scope',
     ]) {
-      const result = parseSpec(spec(['- [ ] a', `  deferred: ${where}`]));
+      const result = parseSpec(csvSpecText(['- [ ] a', `  deferred: ${where}`]));
       expect(result.findings, where).toEqual([]);
       expect(result.spec.rows[0]?.disposition, where).toEqual({
         kind: 'deferred',
@@ -441,7 +423,7 @@ describe('dispositions (§1.3)', () => {
 
   it('names a deferred: destination that is none of those, with the value', () => {
     for (const where of ['ACME-12x', 'later maybe', 'x#12']) {
-      const text = spec(['- [ ] a', `  deferred: ${where}`]);
+      const text = csvSpecText(['- [ ] a', `  deferred: ${where}`]);
       expect(parseSpec(text).findings, where).toEqual([
         {
           code: 'spec.disposition.deferred-destination',
@@ -453,7 +435,8 @@ describe('dispositions (§1.3)', () => {
   });
 
   it('a venue splits at the first " - ": both sides trimmed, any environment name but production', () => {
-    const venue = (line: string) => parseSpec(spec(['- [ ] a', `  ${line}`])).spec.rows[0]?.disposition;
+    const venue = (line: string) =>
+      parseSpec(csvSpecText(['- [ ] a', `  ${line}`])).spec.rows[0]?.disposition;
     expect(venue('venue: b - the beta box shows it')).toEqual({
       kind: 'venue',
       env: 'b',
@@ -469,7 +452,7 @@ describe('dispositions (§1.3)', () => {
   });
 
   it('names a production venue, with the environment as written, and a venue without " - "', () => {
-    const prod = spec(['- [ ] a', '  venue: Prod  - visible to users']);
+    const prod = csvSpecText(['- [ ] a', '  venue: Prod  - visible to users']);
     expect(parseSpec(prod).findings).toEqual([
       {
         code: 'spec.disposition.venue-production',
@@ -477,7 +460,7 @@ describe('dispositions (§1.3)', () => {
         reason: 'venue "Prod" is production; a venue is never prd, prod or production',
       },
     ]);
-    const bare = spec(['- [ ] a', '  venue: staging']);
+    const bare = csvSpecText(['- [ ] a', '  venue: staging']);
     expect(parseSpec(bare).findings).toEqual([
       {
         code: 'spec.disposition.malformed',

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectedLegMapping } from '../../src/gauntlet/leg-entries.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
+import { lineOf } from './text-fixtures.js';
 
 const THREE = ['- [ ] export button', '- [ ] CSV endpoint', '- [ ] rate limit'];
 
@@ -28,13 +29,6 @@ function specText(
     ...after,
     '',
   ].join('\n');
-}
-
-/** 1-based number of the first line of `text` equal to `line`. */
-function lineOf(text: string, line: string): number {
-  const index = text.split('\n').indexOf(line);
-  if (index === -1) throw new Error(`no line ${JSON.stringify(line)}`);
-  return index + 1;
 }
 
 describe('## Legs: the section and its items (L1)', () => {

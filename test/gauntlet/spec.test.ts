@@ -1,34 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dispositionEvidence, isCutDisposition, parseSpec } from '../../src/gauntlet/spec.js';
-
-/** A spec with the given acceptance-criteria section body (lines) and header lines. */
-function spec(criteria: string[], header: string[] = []): string {
-  return [
-    '# CSV export',
-    ...header,
-    '',
-    '## Goal',
-    '',
-    'Export reports as CSV.',
-    '',
-    '## Acceptance criteria',
-    '',
-    ...criteria,
-    '',
-    '## Out of scope',
-    '',
-    '- XLSX',
-    '',
-  ].join('\n');
-}
+import { csvSpecText } from './text-fixtures.js';
 
 function codes(text: string): string[] {
   return parseSpec(text).findings.map((f) => f.code);
 }
 
 describe('acceptance criteria (§1.3)', () => {
-  const text = spec([
+  const text = csvSpecText([
     'Ticket ACME-1, checkbox list, rows verbatim:',
     '',
     '- [ ] header row is written',
@@ -83,7 +63,7 @@ describe('acceptance criteria (§1.3)', () => {
 
   it('the cut evidence is the disposition text with pipes escaped; in-scope and venue rows seed none', () => {
     const rows = parseSpec(
-      spec(['- [ ] a', '  deviates: a | b; proof at c', '- [ ] b', '  venue: qa - seen']),
+      csvSpecText(['- [ ] a', '  deviates: a | b; proof at c', '- [ ] b', '  venue: qa - seen']),
     ).spec.rows;
     expect(dispositionEvidence(rows[0]?.disposition as never)).toBe('deviates: a \\| b; proof at c');
     expect(dispositionEvidence(rows[1]?.disposition as never)).toBe('');
@@ -95,14 +75,14 @@ describe('acceptance criteria (§1.3)', () => {
       'none - ticket has no acceptance criteria',
       'none - ticket not fetched (offline)',
     ]) {
-      const result = parseSpec(spec([line]));
+      const result = parseSpec(csvSpecText([line]));
       expect(result.findings).toEqual([]);
       expect(result.spec.rows).toEqual([]);
     }
   });
 
   it('accepts the heading in another letter case and ignores criteria inside code fences', () => {
-    const text = spec(['- [ ] real row', '```', '- [ ] example inside a fence', '```']).replace(
+    const text = csvSpecText(['- [ ] real row', '```', '- [ ] example inside a fence', '```']).replace(
       '## Acceptance criteria',
       '## Acceptance Criteria',
     );
@@ -114,35 +94,47 @@ describe('findings (each named)', () => {
   const cases: [string, string, string][] = [
     [
       'venue prod',
-      spec(['- [ ] deploy works', '  venue: prod - visible to users']),
+      csvSpecText(['- [ ] deploy works', '  venue: prod - visible to users']),
       'spec.disposition.venue-production',
     ],
     [
       'venue Production',
-      spec(['- [ ] deploy works', '  venue: Production - visible']),
+      csvSpecText(['- [ ] deploy works', '  venue: Production - visible']),
       'spec.disposition.venue-production',
     ],
     [
       'venue without observation',
-      spec(['- [ ] deploy works', '  venue: staging']),
+      csvSpecText(['- [ ] deploy works', '  venue: staging']),
       'spec.disposition.malformed',
     ],
-    ['deviates without a reason', spec(['- [ ] a', '  deviates:']), 'spec.disposition.malformed'],
-    ['unknown disposition word', spec(['- [ ] a', '  postponed: later']), 'spec.ac.unexpected-line'],
-    ['two dispositions', spec(['- [ ] a', '  in-scope', '  deferred: ACME-1']), 'spec.disposition.duplicate'],
-    ['disposition not indented', spec(['- [ ] a', 'deferred: ACME-1']), 'spec.disposition.not-nested'],
+    ['deviates without a reason', csvSpecText(['- [ ] a', '  deviates:']), 'spec.disposition.malformed'],
+    ['unknown disposition word', csvSpecText(['- [ ] a', '  postponed: later']), 'spec.ac.unexpected-line'],
+    [
+      'two dispositions',
+      csvSpecText(['- [ ] a', '  in-scope', '  deferred: ACME-1']),
+      'spec.disposition.duplicate',
+    ],
+    ['disposition not indented', csvSpecText(['- [ ] a', 'deferred: ACME-1']), 'spec.disposition.not-nested'],
     [
       'deferred to nowhere',
-      spec(['- [ ] a', '  deferred: later maybe']),
+      csvSpecText(['- [ ] a', '  deferred: later maybe']),
       'spec.disposition.deferred-destination',
     ],
-    ['bullet without a checkbox', spec(['- header row']), 'spec.ac.bullet'],
-    ['numbered item', spec(['1. [ ] header row']), 'spec.ac.bullet'],
-    ['checkbox without text', spec(['- [ ]']), 'spec.ac.empty-text'],
-    ['no rows and no none line', spec(['Ticket ACME-1, checkbox list, rows verbatim:']), 'spec.ac.empty'],
-    ['none line next to rows', spec(['none - no ticket', '- [ ] a']), 'spec.ac.none-with-rows'],
+    ['bullet without a checkbox', csvSpecText(['- header row']), 'spec.ac.bullet'],
+    ['numbered item', csvSpecText(['1. [ ] header row']), 'spec.ac.bullet'],
+    ['checkbox without text', csvSpecText(['- [ ]']), 'spec.ac.empty-text'],
+    [
+      'no rows and no none line',
+      csvSpecText(['Ticket ACME-1, checkbox list, rows verbatim:']),
+      'spec.ac.empty',
+    ],
+    ['none line next to rows', csvSpecText(['none - no ticket', '- [ ] a']), 'spec.ac.none-with-rows'],
     ['no AC section', '# CSV export\n\n## Goal\n\nx\n', 'spec.ac.missing'],
-    ['two AC sections', `${spec(['- [ ] a'])}\n## Acceptance criteria\n\n- [ ] b\n`, 'spec.ac.duplicate'],
+    [
+      'two AC sections',
+      `${csvSpecText(['- [ ] a'])}\n## Acceptance criteria\n\n- [ ] b\n`,
+      'spec.ac.duplicate',
+    ],
   ];
   for (const [what, text, code] of cases) {
     it(`${code}: ${what}`, () => {
@@ -151,13 +143,13 @@ describe('findings (each named)', () => {
   }
 
   it('a disposition finding keeps the row, so nothing is lost', () => {
-    const result = parseSpec(spec(['- [ ] deploy works', '  venue: prod - visible', '- [ ] b']));
+    const result = parseSpec(csvSpecText(['- [ ] deploy works', '  venue: prod - visible', '- [ ] b']));
     expect(result.spec.rows).toHaveLength(2);
     expect(result.spec.rows[0]?.disposition.kind).toBe('venue');
   });
 
   it('reports the line of the offending text', () => {
-    const text = spec(['- [ ] a', '  venue: prd - visible']);
+    const text = csvSpecText(['- [ ] a', '  venue: prd - visible']);
     const line = text.split('\n').indexOf('  venue: prd - visible') + 1;
     expect(parseSpec(text).findings).toEqual([
       expect.objectContaining({ code: 'spec.disposition.venue-production', line }),
@@ -166,7 +158,7 @@ describe('findings (each named)', () => {
 });
 
 describe('**Amend-grant:** (§3.17)', () => {
-  const grant = (header: string[]) => parseSpec(spec(['- [ ] a'], header));
+  const grant = (header: string[]) => parseSpec(csvSpecText(['- [ ] a'], header));
 
   it('no line, or the value none, is no grant', () => {
     expect(grant([]).spec.amendGrant).toEqual({ kind: 'none' });
@@ -207,7 +199,7 @@ describe('**Amend-grant:** (§3.17)', () => {
   });
 
   it('a grant line outside the header block is not the header', () => {
-    const text = spec(['- [ ] a']).replace('Export reports as CSV.', '**Amend-grant:** not here');
+    const text = csvSpecText(['- [ ] a']).replace('Export reports as CSV.', '**Amend-grant:** not here');
     expect(parseSpec(text).spec.amendGrant).toEqual({ kind: 'none' });
   });
 });

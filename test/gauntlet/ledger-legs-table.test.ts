@@ -6,45 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { LedgerFormatError } from '../../src/common/errors.js';
 import { checkLedger, parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
+import { API_BASE as API, coordinatedText, HEAD, BASE as HOME, ledgerHead } from './text-fixtures.js';
 
-const HOME = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const API = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
-const HEAD = '9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b';
-
-// Line numbers are 1-based, as in findings.
-const LINES = [
-  '# Loop ledger', // 1
-  '**Spec:** doc/specs/csv-export.md', // 2
-  `base: ${HOME}`, // 3
-  `base web: ${HOME}`, // 4
-  'seeded web: yes', // 5
-  `base api: ${API}`, // 6
-  'seeded api: no', // 7
-  'verification: npm test', // 8
-  'checks: commands', // 9
-  'iterations: 2', // 10
-  'allowance: 4', // 11
-  '', // 12
-  '| row | status | attempts | evidence |', // 13
-  '|---|---|---|---|', // 14
-  '| 1 | done | 0 | seed: button renders |', // 15
-  '| 2 | open | 0 |  |', // 16
-  '| 3 | open | 0 |  |', // 17
-  '| 4 | open | 0 |  |', // 18
-  '', // 19
-  '## Leg mapping', // 20
-  '', // 21
-  '| row | ac | leg |', // 22
-  '|---|---|---|', // 23
-  '| 1 | 1 | web |', // 24
-  '| 2 | 2 | web |', // 25
-  '| 3 | 2 | api |', // 26
-  '| 4 | 3 | api |', // 27
-  '', // 28
-  '## Decisions', // 29
-  '', // 30
-];
-const TEXT = LINES.join('\n');
+// §1.8's coordinated ledger. Line numbers are 1-based, as in findings: 1 `# Loop ledger`, 2
+// `**Spec:**`, 3 `base:`, 4-5 web's pair, 6-7 api's pair, 8 `verification:`, 9 `checks:`, 10
+// `iterations: 2`, 11 `allowance: 4`, 13-14 the table head, 15-18 rows 1-4, 20 `## Leg mapping`,
+// 22-23 its head, 24-27 its entries, 29 `## Decisions`.
+const TEXT = coordinatedText({
+  rows: [
+    '| 1 | done | 0 | seed: button renders |',
+    '| 2 | open | 0 |  |',
+    '| 3 | open | 0 |  |',
+    '| 4 | open | 0 |  |',
+  ],
+});
+const LINES = TEXT.split('\n');
 
 /** The ledger with line `n` (1-based) replaced by `replacement` (which may hold several lines), or removed. */
 function edit(text: string, n: number, replacement: string | null): string {
@@ -365,15 +341,9 @@ describe('edits of a parsed coordinated ledger keep every untouched byte', () =>
     expect(text).not.toMatch(
       /^(base web|seeded web|base api|seeded api):|Leg mapping|\| row \| ac \| leg \||^\|-+\|-+\|-+\|$|\| api \||\|web\|/m,
     );
-    expect(text.split('\n').slice(0, 7)).toEqual([
-      '# Loop ledger',
-      '**Spec:** doc/specs/csv-export.md',
-      `base: ${HOME}`,
-      'verification: npm test',
-      'checks: commands',
-      'iterations: 2',
-      'allowance: 4',
-    ]);
+    expect(text.split('\n').slice(0, 7)).toEqual(
+      ledgerHead({ spec: 'doc/specs/csv-export.md', base: HOME, iterations: 2 }),
+    );
   });
 });
 
@@ -622,13 +592,7 @@ describe('row table (§1.3)', () => {
 
   it('a non-table line or the end of the file after the header: separator missing there', () => {
     const single = [
-      '# Loop ledger',
-      '**Spec:** s.md',
-      `base: ${HOME}`,
-      'verification: npm test',
-      'checks: commands',
-      'iterations: 0',
-      'allowance: 4',
+      ...ledgerHead({ spec: 's.md', base: HOME }),
       '',
       '| row | status | attempts | evidence |',
     ];

@@ -17,9 +17,8 @@ import {
   serializeLedger,
 } from '../../src/gauntlet/ledger.js';
 import type { Ledger, PendingTuple } from '../../src/gauntlet/types.js';
+import { BASE, HEAD } from './text-fixtures.js';
 
-const BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const HEAD = '9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b';
 const OTHER = '0123456789abcdef0123456789abcdef01234567';
 
 /** A small valid single-leg ledger, one element per line (joined by the tests). */

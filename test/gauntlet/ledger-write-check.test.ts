@@ -7,10 +7,7 @@ import { LedgerFormatError } from '../../src/common/errors.js';
 import { checkLedger, formatLedgerRow, parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, LedgerRow, Spec } from '../../src/gauntlet/types.js';
-
-const BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const OTHER = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
-const HEAD = '9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b';
+import { BASE, HEAD, ledgerText, API_BASE as OTHER } from './text-fixtures.js';
 
 function parsed(text: string): Ledger {
   const result = parseLedger(text);
@@ -169,21 +166,8 @@ describe('serializeLedger with a layout: unchanged lines keep their bytes, edits
   });
 
   it('rows added to a table without rows follow its separator', () => {
-    const empty = [
-      '# Loop ledger',
-      '**Spec:** doc/specs/x.md',
-      `base: ${BASE}`,
-      'verification: npm test',
-      'checks: commands',
-      'iterations: 0',
-      'allowance: 4',
-      '',
-      '| row | status | attempts | evidence |',
-      '|-|-|-|-|',
-      '',
-      '## Decisions',
-      '',
-    ].join('\n');
+    // A separator of its own spelling, so the added rows are seen to follow it.
+    const empty = ledgerText({ rows: [] }).replace('|---|---|---|---|', '|-|-|-|-|');
     const ledger = parsed(empty);
     expect(ledger.rows).toEqual([]);
     expect(
@@ -280,24 +264,8 @@ const COORD = [
   '',
 ].join('\n');
 
-const PLAIN = [
-  '# Loop ledger',
-  '**Spec:** doc/specs/x.md',
-  `base: ${BASE}`,
-  'verification: npm test',
-  'checks: commands',
-  'iterations: 1',
-  'allowance: 4',
-  '',
-  '| row | status | attempts | evidence |',
-  '|---|---|---|---|',
-  '| 1 | open | 0 |  |',
-  '| 2 | open | 0 |  |',
-  '| 3 | open | 0 |  |',
-  '',
-  '## Decisions',
-  '',
-].join('\n');
+const PLAIN_ROWS = ['| 1 | open | 0 |  |', '| 2 | open | 0 |  |', '| 3 | open | 0 |  |'];
+const PLAIN = ledgerText({ iterations: 1, rows: PLAIN_ROWS });
 
 const WEB = { name: 'web', base: BASE, seeded: true };
 const API = { name: 'api', base: OTHER, seeded: false };
@@ -315,36 +283,18 @@ describe('serializeLedger with a layout: coordinated metadata', () => {
   it('legs added to a single-leg layout: member pairs after base:, the mapping section before ## Decisions', () => {
     const ledger = parsed(PLAIN);
     expect(serializeLedger({ ...ledger, legs: { members: [WEB, API], mapping: MAPPING } })).toBe(
-      [
-        '# Loop ledger',
-        '**Spec:** doc/specs/x.md',
-        `base: ${BASE}`,
-        `base web: ${BASE}`,
-        'seeded web: yes',
-        `base api: ${OTHER}`,
-        'seeded api: no',
-        'verification: npm test',
-        'checks: commands',
-        'iterations: 1',
-        'allowance: 4',
-        '',
-        '| row | status | attempts | evidence |',
-        '|---|---|---|---|',
-        '| 1 | open | 0 |  |',
-        '| 2 | open | 0 |  |',
-        '| 3 | open | 0 |  |',
-        '',
-        '## Leg mapping',
-        '',
-        '| row | ac | leg |',
-        '|---|---|---|',
-        '| 1 | 1 | web |',
-        '| 2 | 2 | web |',
-        '| 3 | 2 | api |',
-        '',
-        '## Decisions',
-        '',
-      ].join('\n'),
+      ledgerText({
+        spec: 'doc/specs/x.md',
+        base: BASE,
+        members: [WEB, API],
+        iterations: 1,
+        rows: PLAIN_ROWS,
+        mapping: [
+          [1, 1, 'web'],
+          [2, 2, 'web'],
+          [3, 2, 'api'],
+        ],
+      }),
     );
   });
 

@@ -18,40 +18,7 @@ import {
 } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, LedgerRow, PendingTuple } from '../../src/gauntlet/types.js';
-
-const BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const HEAD = '9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b';
-
-// The realistic ledger of gauntlet-protocol §1.8, on disk mid-dispatch.
-const EXAMPLE = `# Loop ledger
-**Spec:** doc/specs/2026-11-02-csv-export.md
-base: ${BASE}
-verification: npm test
-checks: commands
-iterations: 7
-allowance: 4
-pending: 3 | home | ${HEAD}
-
-| row | status | attempts | evidence |
-|---|---|---|---|
-| 1 | done | 0 | npm test -- csv.test.ts; header row already exported on baseline |
-| 2 | done | 1 | npm test -- csv.test.ts; 14 passed; commas and quotes escaped in src/export/csv.ts |
-| 3 | failed | 4 | staging-smoke; unreachable: staging bucket upload - docs/ops/staging.md |
-| 4 | cut | 0 | deferred: ACME-412 |
-| 5 | open | 0 | npm test -- csv.test.ts; 1 failing: export of empty report writes no header |
-| 6 | cut | 0 | deviates: XLSX output dropped by product decision; CSV only |
-
-## Decisions
-
-row 0 done | seeded 4 rows, closed 1 on baseline | row 2
-row 2 done | CSV writer escapes commas and quotes per RFC 4180 | take row 3 next
-row 3 failed | upload step cannot reach the staging bucket from this checkout | try a local object-store fixture
-row 3 failed | fixture attempt still needs staging credentials | needs a stub endpoint
-row 3 escalated | implModel round | allowed attempts 4
-row 3 failed | stub endpoint rejected multipart upload | human decision needed
-row 3 failed | staging bucket still unreachable after the stub | human decision needed
-row 3 retry | use the local MinIO fixture | allowed attempts 5
-`;
+import { BASE, EXAMPLE_LEDGER as EXAMPLE, HEAD, ledgerText } from './text-fixtures.js';
 
 function withoutLayout(ledger: Ledger): Ledger {
   const { layout: _layout, ...values } = ledger;
@@ -130,23 +97,10 @@ describe('serializeLedger: canonical layout', () => {
 
   it('writes headers in protocol order, an empty evidence cell as two spaces, and an empty Decisions section last', () => {
     expect(serializeLedger(skeleton)).toBe(
-      [
-        '# Loop ledger',
-        '**Spec:** doc/specs/x.md',
-        `base: ${BASE}`,
-        'verification: npm test',
-        'checks: commands',
-        'iterations: 0',
-        'allowance: 4',
-        '',
-        '| row | status | attempts | evidence |',
-        '|---|---|---|---|',
-        '| 1 | open | 0 |  |',
-        '| 2 | cut | 0 | deferred: ACME-1 |',
-        '',
-        '## Decisions',
-        '',
-      ].join('\n'),
+      ledgerText({
+        spec: 'doc/specs/x.md',
+        rows: ['| 1 | open | 0 |  |', '| 2 | cut | 0 | deferred: ACME-1 |'],
+      }),
     );
   });
 

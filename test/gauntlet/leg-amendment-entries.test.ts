@@ -2,73 +2,27 @@
  * The entries of a criterion and how an amendment names a row, on a single-leg ledger and on the
  * edges of a coordinated one (gauntlet-protocol §1.7, §1.8; docs/decisions/legs.md L12: "a
  * single-leg ledger's rows are its criteria", its one member is `home`). The single-leg ledger is
- * §1.8's complete example, copied from the protocol; the coordinated one is §1.8's variant.
+ * §1.8's complete example, written from the protocol; the coordinated one is §1.8's variant.
  */
 import { describe, expect, it } from 'vitest';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { entriesOfCriterion, ledgerRowTexts, rowAsCriterion } from '../../src/gauntlet/leg-amendments.js';
 import type { Ledger, SpecRow } from '../../src/gauntlet/types.js';
+import { coordinatedText, EXAMPLE_DECISIONS, exampleLedgerText } from './text-fixtures.js';
 
-/** §1.8: six rows, single leg (`home`). */
-const SECTION_1_8 = [
-  '# Loop ledger',
-  '**Spec:** doc/specs/2026-11-02-csv-export.md',
-  'base: 3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234',
-  'verification: npm test',
-  'checks: commands',
-  'iterations: 7',
-  'allowance: 4',
-  'pending: 3 | home | 9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b',
-  '',
-  '| row | status | attempts | evidence |',
-  '|---|---|---|---|',
-  '| 1 | done | 0 | npm test -- csv.test.ts; header row already exported on baseline |',
-  '| 2 | done | 1 | npm test -- csv.test.ts; 14 passed; commas and quotes escaped in src/export/csv.ts |',
-  '| 3 | failed | 4 | staging-smoke; unreachable: staging bucket upload - docs/ops/staging.md |',
-  '| 4 | cut | 0 | deferred: ACME-412 |',
-  '| 5 | open | 0 | npm test -- csv.test.ts; 1 failing: export of empty report writes no header |',
-  '| 6 | cut | 0 | deviates: XLSX output dropped by product decision; CSV only |',
-  '',
-  '## Decisions',
-  '',
-  'row 0 done | seeded 4 rows, closed 1 on baseline | row 2',
-  'row 2 done | CSV writer escapes commas and quotes per RFC 4180 | take row 3 next',
-  '',
-].join('\n');
+/** §1.8: six rows, single leg (`home`); the first two of its decisions. */
+const SECTION_1_8 = exampleLedgerText(EXAMPLE_DECISIONS.slice(0, 2));
 
 /** §1.8's coordinated variant (web = home, api; AC 2 shared): rows 1-4 are AC 1, 2, 2, 3. */
-const SECTION_1_8_COORDINATED = [
-  '# Loop ledger',
-  '**Spec:** doc/specs/2026-11-02-csv-export.md',
-  'base: 3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234',
-  'base web: 3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234',
-  'seeded web: yes',
-  'base api: 0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d',
-  'seeded api: no',
-  'verification: npm test',
-  'checks: commands',
-  'iterations: 2',
-  'allowance: 4',
-  '',
-  '| row | status | attempts | evidence |',
-  '|---|---|---|---|',
-  '| 1 | done | 1 | button check; passes |',
-  '| 2 | done | 1 | stream check; passes in web |',
-  '| 3 | open | 0 | |',
-  '| 4 | open | 0 | |',
-  '',
-  '## Leg mapping',
-  '',
-  '| row | ac | leg |',
-  '|---|---|---|',
-  '| 1 | 1 | web |',
-  '| 2 | 2 | web |',
-  '| 3 | 2 | api |',
-  '| 4 | 3 | api |',
-  '',
-  '## Decisions',
-  '',
-].join('\n');
+const SECTION_1_8_COORDINATED = coordinatedText({
+  spec: 'doc/specs/2026-11-02-csv-export.md',
+  rows: [
+    '| 1 | done | 1 | button check; passes |',
+    '| 2 | done | 1 | stream check; passes in web |',
+    '| 3 | open | 0 | |',
+    '| 4 | open | 0 | |',
+  ],
+});
 
 function parsed(text: string): Ledger {
   const result = parseLedger(text);

@@ -9,6 +9,7 @@ import { seedLedger } from '../../src/gauntlet/seed.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
 import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
+import { ledgerText } from './text-fixtures.js';
 
 const CRITERIA = ['- [ ] export button', '- [ ] CSV endpoint', '- [ ] rate limit'];
 
@@ -122,38 +123,27 @@ describe('coordinated seed (§1.2, §1.7)', () => {
     expect(result.findings).toEqual([]);
     const text = serializeLedger(result.ledger as Ledger);
     expect(text).toBe(
-      [
-        '# Loop ledger',
-        '**Spec:** doc/specs/csv-export.md',
-        `base: ${HOME_BASE}`,
-        `base web: ${HOME_BASE}`,
-        'seeded web: no',
-        `base api: ${API_BASE}`,
-        'seeded api: no',
-        'verification: npm test',
-        'checks: commands',
-        'iterations: 0',
-        'allowance: 4',
-        '',
-        '| row | status | attempts | evidence |',
-        '|---|---|---|---|',
-        '| 1 | open | 0 |  |',
-        '| 2 | open | 0 |  |',
-        '| 3 | open | 0 |  |',
-        '| 4 | cut | 0 | deferred: ACME-412 |',
-        '',
-        '## Leg mapping',
-        '',
-        '| row | ac | leg |',
-        '|---|---|---|',
-        '| 1 | 1 | web |',
-        '| 2 | 2 | web |',
-        '| 3 | 2 | api |',
-        '| 4 | 3 | api |',
-        '',
-        '## Decisions',
-        '',
-      ].join('\n'),
+      coordinatedLedgerText({
+        spec: 'doc/specs/csv-export.md',
+        base: HOME_BASE,
+        members: [
+          { name: 'web', base: HOME_BASE, seeded: false },
+          { name: 'api', base: API_BASE, seeded: false },
+        ],
+        iterations: 0,
+        rows: [
+          '| 1 | open | 0 |  |',
+          '| 2 | open | 0 |  |',
+          '| 3 | open | 0 |  |',
+          '| 4 | cut | 0 | deferred: ACME-412 |',
+        ],
+        mapping: [
+          [1, 1, 'web'],
+          [2, 2, 'web'],
+          [3, 2, 'api'],
+          [4, 3, 'api'],
+        ],
+      }),
     );
     expect(checkLedger(parsed(text), s)).toEqual([]);
   });
@@ -344,22 +334,7 @@ describe('coordinated ledger (§1.7, §1.8)', () => {
     });
 
   it('a single-leg ledger parses without a legs field and its bytes are unchanged', () => {
-    const single = [
-      '# Loop ledger',
-      '**Spec:** s.md',
-      `base: ${HOME_BASE}`,
-      'verification: npm test',
-      'checks: commands',
-      'iterations: 0',
-      'allowance: 4',
-      '',
-      '| row | status | attempts | evidence |',
-      '|---|---|---|---|',
-      '| 1 | open | 0 |  |',
-      '',
-      '## Decisions',
-      '',
-    ].join('\n');
+    const single = ledgerText({ spec: 's.md', base: HOME_BASE, rows: ['| 1 | open | 0 |  |'] });
     const ledger = parsed(single);
     expect('legs' in ledger).toBe(false);
     expect(serializeLedger(ledger)).toBe(single);

@@ -8,39 +8,17 @@ import { planDispatch } from '../../src/gauntlet/dispatch.js';
 import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { referenceChildReturn } from '../../src/gauntlet/reference-child.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
+import { coordinatedText } from './text-fixtures.js';
 
-const COORDINATED = [
-  '# Loop ledger',
-  '**Spec:** doc/specs/2026-11-02-csv-export.md',
-  'base: 3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234',
-  'base web: 3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234',
-  'seeded web: yes',
-  'base api: 0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d',
-  'seeded api: no',
-  'verification: npm test',
-  'checks: commands',
-  'iterations: 2',
-  'allowance: 4',
-  '',
-  '| row | status | attempts | evidence |',
-  '|---|---|---|---|',
-  '| 1 | open | 1 | button check; 1 failing |',
-  '| 2 | done | 1 | stream check; passes in web |',
-  '| 3 | open | 0 | |',
-  '| 4 | open | 0 | |',
-  '',
-  '## Leg mapping',
-  '',
-  '| row | ac | leg |',
-  '|---|---|---|',
-  '| 1 | 1 | web |',
-  '| 2 | 2 | web |',
-  '| 3 | 2 | api |',
-  '| 4 | 3 | api |',
-  '',
-  '## Decisions',
-  '',
-].join('\n');
+const COORDINATED = coordinatedText({
+  spec: 'doc/specs/2026-11-02-csv-export.md',
+  rows: [
+    '| 1 | open | 1 | button check; 1 failing |',
+    '| 2 | done | 1 | stream check; passes in web |',
+    '| 3 | open | 0 | |',
+    '| 4 | open | 0 | |',
+  ],
+});
 
 function coordinated(): Ledger {
   const result = parseLedger(COORDINATED);

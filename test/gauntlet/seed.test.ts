@@ -3,8 +3,8 @@ import { checkLedger, parseLedger, serializeLedger } from '../../src/gauntlet/le
 import { DEFAULT_ALLOWANCE, seedLedger } from '../../src/gauntlet/seed.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
+import { BASE, ledgerText } from './text-fixtures.js';
 
-const BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
 const options = { specPath: 'doc/specs/2026-11-02-csv-export.md', base: BASE, verification: 'npm test' };
 
 function specOf(criteria: string[]): Spec {
@@ -69,23 +69,10 @@ describe('seedLedger (Entry step 4)', () => {
   it('writes the header skeleton: iterations 0, allowance right after it, no pending, no decisions', () => {
     const text = serializeLedger(seeded(specOf(['- [ ] a', '- [ ] b', '  deferred: ACME-1'])));
     expect(text).toBe(
-      [
-        '# Loop ledger',
-        '**Spec:** doc/specs/2026-11-02-csv-export.md',
-        `base: ${BASE}`,
-        'verification: npm test',
-        'checks: commands',
-        'iterations: 0',
-        'allowance: 4',
-        '',
-        '| row | status | attempts | evidence |',
-        '|---|---|---|---|',
-        '| 1 | open | 0 |  |',
-        '| 2 | cut | 0 | deferred: ACME-1 |',
-        '',
-        '## Decisions',
-        '',
-      ].join('\n'),
+      ledgerText({
+        spec: 'doc/specs/2026-11-02-csv-export.md',
+        rows: ['| 1 | open | 0 |  |', '| 2 | cut | 0 | deferred: ACME-1 |'],
+      }),
     );
   });
 

@@ -17,6 +17,7 @@ import { formatLegRows, legOfRow, legSummaries } from '../../src/gauntlet/leg-st
 import type { Ledger } from '../../src/gauntlet/types.js';
 import { validateVerificationReturn } from '../../src/gauntlet/verify.js';
 import { API_BASE, coordinatedLedgerText, HOME_BASE, parsedLedger } from '../support/legs-fixtures.js';
+import { ledgerText as singleLegText } from './text-fixtures.js';
 
 const DOCS_BASE = '1111111111111111111111111111111111111111';
 
@@ -30,24 +31,15 @@ function ledgerText(members: [string, string][], mapping: [number, number, strin
 
 const parsed = parsedLedger;
 
-const SINGLE = parsed(
-  [
-    '# Loop ledger',
-    '**Spec:** doc/specs/csv-export.md',
-    `base: ${HOME_BASE}`,
-    'verification: npm test',
-    'checks: commands',
-    'iterations: 0',
-    'allowance: 4',
-    '',
-    '| row | status | attempts | evidence |',
-    '|---|---|---|---|',
-    '| 1 | done | 1 | unit: ok |',
-    '',
-    '## Decisions',
-    '',
-  ].join('\n'),
-);
+/** A single-leg ledger, parsed inside the test that calls it. */
+const single = (): Ledger =>
+  parsed(
+    singleLegText({
+      spec: 'doc/specs/csv-export.md',
+      base: HOME_BASE,
+      rows: ['| 1 | done | 1 | unit: ok |'],
+    }),
+  );
 
 // web (home) rows 1-2, api rows 3-4 (the reference's §1.8 mapping).
 const TWO = parsed(
@@ -82,7 +74,7 @@ const THREE = parsed(
 
 describe('gate set', () => {
   it("a single leg keeps today's set: verification then the extra gates, all in leg home", () => {
-    expect(gateSet(SINGLE, { home: 'home', extra: ['npm run lint'] })).toEqual([
+    expect(gateSet(single(), { home: 'home', extra: ['npm run lint'] })).toEqual([
       { index: 1, leg: 'home', name: 'verification', command: 'npm test' },
       { index: 2, leg: 'home', name: 'gate 2', command: 'npm run lint' },
     ]);
@@ -115,7 +107,7 @@ describe('gate set', () => {
   it('refuses commands for the home member, an unknown member, or any member of a single leg', () => {
     expect(() => gateSet(TWO, { home: 'web', legGates: { web: ['x'] } })).toThrow(GateSetConfigError);
     expect(() => gateSet(TWO, { home: 'web', legGates: { ops: ['x'] } })).toThrow(/ops.*companions: api/);
-    expect(() => gateSet(SINGLE, { home: 'home', legGates: { api: ['x'] } })).toThrow(/single-leg/);
+    expect(() => gateSet(single(), { home: 'home', legGates: { api: ['x'] } })).toThrow(/single-leg/);
     expect(() => gateSet(TWO, { home: 'home' })).toThrow(/home member home is not a member/);
   });
 
@@ -248,18 +240,19 @@ describe('per-leg state (status, viewer)', () => {
       ['web', false],
       ['api', true],
     ]);
-    expect(legSummaries(SINGLE)).toBeNull();
+    expect(legSummaries(single())).toBeNull();
   });
 
   it('legOfRow reads the mapping (home for a single leg)', () => {
     expect([legOfRow(ledger, 2), legOfRow(ledger, 3), legOfRow(ledger, 9)]).toEqual(['web', 'api', null]);
-    expect(legOfRow(SINGLE, 1)).toBe('home');
+    expect(legOfRow(single(), 1)).toBe('home');
   });
 
   it('on a single leg every row of the table is home’s, a row it does not have is no leg’s', () => {
+    const one = single();
     const twoRows = {
-      ...SINGLE,
-      rows: [...SINGLE.rows, { row: 2, status: 'open' as const, attempts: 0, evidence: '' }],
+      ...one,
+      rows: [...one.rows, { row: 2, status: 'open' as const, attempts: 0, evidence: '' }],
     };
     expect([legOfRow(twoRows, 1), legOfRow(twoRows, 2), legOfRow(twoRows, 3)]).toEqual([
       'home',

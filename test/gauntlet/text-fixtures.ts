@@ -1,6 +1,7 @@
 /**
- * Spec and ledger texts shared by the gauntlet tests, written from docs/ledger-format.md (§7 for
- * the spec, §1 for the ledger) as plain strings and small builders. Nothing here imports or runs the code under
+ * Spec and ledger texts shared by the gauntlet tests (and, through test/support/legs-fixtures.ts,
+ * the coordinated-legs tests elsewhere), written from docs/ledger-format.md (§7 for the spec, §1
+ * for the ledger) as plain strings and small builders. Nothing here imports or runs the code under
  * test: a test parses or writes these texts itself, inside its `it` block.
  */
 

@@ -1,7 +1,8 @@
 /**
  * Shared builders of the coordinated-legs tests (issue 13): the coordinated ledger of
  * gauntlet-protocol §1.8 (members web = home and api, AC 2 shared) in text form with the parts a
- * test varies, a spec with `## Legs` (docs/decisions/legs.md L1), and a companion checkout (a real
+ * test varies (re-exported from test/gauntlet/text-fixtures.ts, which also holds the single-leg
+ * ledger), a spec with `## Legs` (docs/decisions/legs.md L1), and a companion checkout (a real
  * repository with one commit) for the end-to-end tests. The builders write what the protocol's
  * format prescribes (§1.2, §1.7); no value here comes from the code under test.
  */
@@ -14,89 +15,17 @@ import { parseLedger } from '../../src/gauntlet/ledger.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
 import { GIT_TEST_ENV } from './loop-repo.js';
 
-/** §1.8's home base (`base:` and `base web:`). */
-export const HOME_BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-/** §1.8's `base api:`. */
-export const API_BASE = '0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d';
-
-/** One `base <member>:` / `seeded <member>:` pair. */
-export interface LedgerMember {
-  readonly name: string;
-  readonly base: string;
-  readonly seeded: boolean;
-}
-
-/** One `## Leg mapping` line: row, criterion, member. */
-export type MappingLine = readonly [row: number, ac: number, leg: string];
-
-/** §1.8's mapping: AC 1 web, AC 2 web and api (shared), AC 3 api. */
-export const SECTION_1_8_MAPPING: readonly MappingLine[] = [
-  [1, 1, 'web'],
-  [2, 2, 'web'],
-  [3, 2, 'api'],
-  [4, 3, 'api'],
-];
-
-/** What a test varies in a coordinated ledger; everything else is §1.8's. */
-export interface CoordinatedLedgerOptions {
-  /** The `**Spec:**` path (default `doc/specs/csv-export.md`). */
-  readonly spec?: string;
-  /** `base:` (default {@link HOME_BASE}). */
-  readonly base?: string;
-  /** The member pairs in membership order (default web at the home base, seeded; api unseeded). */
-  readonly members?: readonly LedgerMember[];
-  readonly verification?: string;
-  readonly iterations?: number;
-  readonly allowance?: number;
-  /** The tuple after `pending: `, when one is on disk. */
-  readonly pending?: string;
-  /** The row table's lines (`| n | status | attempts | evidence |`). */
-  readonly rows: readonly string[];
-  /** Default {@link SECTION_1_8_MAPPING}. */
-  readonly mapping?: readonly MappingLine[];
-  readonly decisions?: readonly string[];
-}
-
-/** The default members: web (home, seeded) and api (not seeded). */
-export const WEB_AND_API: readonly LedgerMember[] = [
-  { name: 'web', base: HOME_BASE, seeded: true },
-  { name: 'api', base: API_BASE, seeded: false },
-];
-
-/**
- * A coordinated ledger's text in the layout of docs/ledger-format.md: headers, the member pairs
- * right after `base:`, the row table, `## Leg mapping`, `## Decisions`.
- */
-export function coordinatedLedgerText(options: CoordinatedLedgerOptions): string {
-  const members = options.members ?? WEB_AND_API;
-  const decisions = options.decisions ?? [];
-  return [
-    '# Loop ledger',
-    `**Spec:** ${options.spec ?? 'doc/specs/csv-export.md'}`,
-    `base: ${options.base ?? HOME_BASE}`,
-    ...members.flatMap((m) => [`base ${m.name}: ${m.base}`, `seeded ${m.name}: ${m.seeded ? 'yes' : 'no'}`]),
-    `verification: ${options.verification ?? 'npm test'}`,
-    'checks: commands',
-    `iterations: ${options.iterations ?? 2}`,
-    `allowance: ${options.allowance ?? 4}`,
-    ...(options.pending === undefined ? [] : [`pending: ${options.pending}`]),
-    '',
-    '| row | status | attempts | evidence |',
-    '|---|---|---|---|',
-    ...options.rows,
-    '',
-    '## Leg mapping',
-    '',
-    '| row | ac | leg |',
-    '|---|---|---|',
-    ...(options.mapping ?? SECTION_1_8_MAPPING).map(([row, ac, leg]) => `| ${row} | ${ac} | ${leg} |`),
-    '',
-    '## Decisions',
-    '',
-    ...decisions,
-    ...(decisions.length > 0 ? [''] : []),
-  ].join('\n');
-}
+/** The coordinated ledger's values and builder, written once in test/gauntlet/text-fixtures.ts. */
+export {
+  API_BASE,
+  BASE as HOME_BASE,
+  type CoordinatedTextOptions as CoordinatedLedgerOptions,
+  coordinatedText as coordinatedLedgerText,
+  type LedgerMember,
+  MAPPING_1_8 as SECTION_1_8_MAPPING,
+  type MappingLine,
+  MEMBERS_1_8 as WEB_AND_API,
+} from '../gauntlet/text-fixtures.js';
 
 /** Parses a ledger the test wrote and requires it to parse without findings. */
 export function parsedLedger(text: string): Ledger {

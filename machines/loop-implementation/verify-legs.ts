@@ -14,9 +14,17 @@ import { headLedger, verificationOutcome } from './views.js';
 
 type GateFailure = Extract<GateRun, { passed: false }>;
 
-/** The home member's name: the spec's `(home)` member on a coordinated run, else `home`. */
+/**
+ * The home member's name: the spec's `(home)` member when both the spec and the ledger are
+ * coordinated, else `home`. The ledger decides which checkouts a tuple may name (a single-leg
+ * ledger's tuple names `home`, docs/ledger-format.md §1.2), so a ledger without leg lines never
+ * gets a member's name even if the spec declares legs; the host refuses that disagreement before a
+ * run starts, and return validation misses any change to the leg lines.
+ */
 export function homeOf(context: LoopContext): string {
-  return context.spec !== null && isCoordinated(context.spec) ? homeMember(context.spec) : HOME;
+  return context.spec !== null && isCoordinated(context.spec) && context.ledger?.legs !== undefined
+    ? homeMember(context.spec)
+    : HOME;
 }
 
 /** The member whose pair failed (`home`'s name when the run reports none). */

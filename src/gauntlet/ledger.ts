@@ -17,6 +17,7 @@ import { hasUnescapedPipe, splitUnescaped, unescapeEvidence } from './evidence.j
 import { homeMember, isCoordinated, legEntries, memberNames } from './leg-entries.js';
 import { dispositionEvidence, isCutDisposition, LEG_NAME } from './spec.js';
 import {
+  HOME,
   type Ledger,
   type LedgerLegs,
   type LedgerMember,
@@ -557,6 +558,9 @@ function parseLedgerLines(text: string, discriminant: string): ParsedLedger {
   if (legs !== undefined) {
     const problems = legsValueFindings(legs, rows.length, values.pending ?? null);
     if (problems.length > 0) return { ledger: null, findings: problems };
+  } else if (values.pending !== undefined && values.pending.repo !== HOME) {
+    const problem = singleLegPendingProblem(values.pending);
+    return { ledger: null, findings: [finding('ledger.pending.repo', seenAt.get('pending') ?? 0, problem)] };
   }
 
   const firstEol = (source[0] as SourceLine).eol;
@@ -1295,7 +1299,17 @@ function ledgerValueFindings(ledger: Ledger): Finding[] {
   });
   if (ledger.legs !== undefined)
     findings.push(...legsValueFindings(ledger.legs, ledger.rows.length, ledger.pending));
+  else if (ledger.pending !== null && pendingProblem(ledger.pending) === null && ledger.pending.repo !== HOME)
+    add('ledger.pending.repo', singleLegPendingProblem(ledger.pending));
   return findings;
+}
+
+/**
+ * Why a single-leg ledger's pending tuple is refused: the only checkout a single leg dispatches
+ * into is `home` (docs/ledger-format.md §1.2), so any other repo names a leg the ledger lacks.
+ */
+function singleLegPendingProblem(pending: PendingTuple): string {
+  return `the pending tuple names "${pending.repo}", but a single-leg ledger dispatches only into ${HOME}`;
 }
 
 /**

@@ -173,6 +173,21 @@ describe('boundary stops', () => {
     ]);
   });
 
+  it('folds a multi-line dirt detail to one line, keeping the blank index column that opens it', () => {
+    // Porcelain v1 lines, one per change, as a host might pass them unjoined: the header is one
+    // line, so each break and the blanks around it become one space and trailing blanks go.
+    const detail = ' M src/a.ts  \n\n   ?? notes.txt\r\n';
+    expect(lines(renderHumanStop({ kind: 'dirty-start', detail }, null)).slice(0, 4)).toEqual([
+      'gauntlet: question',
+      'Stopped: dirty tree -  M src/a.ts ?? notes.txt',
+      PRESERVE,
+      'Problem: uncommitted changes before the first dispatch:  M src/a.ts ?? notes.txt',
+    ]);
+    const boundary = renderHumanStop({ kind: 'commit-boundary', problem: 'dirty tree', detail }, closed);
+    expect(lines(boundary)[1]).toBe('Stopped: dirty tree -  M src/a.ts ?? notes.txt');
+    expect(lines(boundary)[3]).toBe('Problem:  M src/a.ts ?? notes.txt');
+  });
+
   it('folds a multi-line host text to one line: each break and its blanks become one space', () => {
     const message = '  settings unreadable\nline 3: no value  \n \n  see the overrides\r\nfile\n';
     expect(lines(renderHumanStop({ kind: 'configuration-error', message }, null))[3]).toBe(

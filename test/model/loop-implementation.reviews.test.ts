@@ -177,4 +177,30 @@ describe('how verify ends', () => {
       closure,
     });
   });
+
+  it('GAPS at the fix-round cap without funding stops at step 6, quoting each open gap as id: text', async () => {
+    // docs/human-stops.md, `conformance-step6`: 5 rounds used against a cap of 5, no amend grant.
+    const gaps: ReviewReturn = {
+      role: 'conformance',
+      verdict: 'GAPS',
+      openGaps: [
+        { id: 'G1', text: 'row 2 not covered' },
+        { id: 'G3', text: 'adds an unrequested cache', verdict: 'UNAUTHORIZED' },
+      ],
+      fixTasks: ['cover row 2'],
+    };
+    const r = run({
+      gates: [{ passed: true, head: sha('2') }],
+      reviews: [{ ran: false, role: 'whole-diff' }, reviewed(gaps, sha('2'), { used: 5 })],
+    });
+    const end = await r.settled();
+    expect(end.value).toEqual({ humanStop: 'conformanceStep6' });
+    expect(end.context.stop).toEqual({
+      kind: 'conformance-step6',
+      used: 5,
+      cap: 5,
+      openGaps: ['G1: row 2 not covered', 'G3: adds an unrequested cache'],
+    });
+    expect(r.inputsOf('finishBranch')).toEqual([]);
+  });
 });

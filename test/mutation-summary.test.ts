@@ -71,8 +71,9 @@ describe('mutation summary (mutation/summary.json)', () => {
       const unitFiles = tsFiles(folder.paths).map((file) => file.replace(/\.ts$/, '.js'));
       const selected = unitTestFiles(root, folder);
       const importing = matchGlobs(root, folder.tests).filter((test) =>
+        // The `/` before the name: `verify-legs.js'` does not name `legs.js`.
         unitFiles.some((file) =>
-          readFileSync(join(root, test), 'utf8').includes(`${file.split('/').at(-1)}'`),
+          readFileSync(join(root, test), 'utf8').includes(`/${file.split('/').at(-1)}'`),
         ),
       );
       for (const test of importing) expect(selected, `${folder.name}: ${test}`).toContain(test);

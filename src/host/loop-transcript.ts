@@ -12,6 +12,7 @@ import { formatPending } from '../gauntlet/ledger.js';
 import { homeMember, isCoordinated } from '../gauntlet/leg-entries.js';
 import { formatLegRows, legSummaries } from '../gauntlet/leg-status.js';
 import type { Ledger } from '../gauntlet/types.js';
+import { porcelainLines } from '../gauntlet/validate.js';
 import type { TranscriptFields, TranscriptStep } from './transcript.js';
 
 const DISPATCH_DONE = new Set([
@@ -189,9 +190,10 @@ export function projectLoopRecord(step: TranscriptStep): TranscriptFields | null
   }
   if (BOUNDARY_DONE.has(type) && context.boundary !== null) {
     const boundary = context.boundary;
+    const dirt = porcelainLines(boundary.porcelain);
     fields.evidence = [
       `rev-list HEAD_BEFORE..HEAD --count: ${boundary.commitCount}`,
-      `unexpected dirt: ${boundary.porcelain === '' ? 'none' : boundary.porcelain.split('\n').join('; ')}`,
+      `unexpected dirt: ${dirt.length === 0 ? 'none' : dirt.join('; ')}`,
       ...(boundary.commit === null ? [] : [`commit: ${boundary.commit.subject}`]),
     ];
   }

@@ -145,3 +145,26 @@ describe('coordinated transcript records', () => {
     expect(Object.keys(fields?.data ?? {})).toEqual(['ledger']);
   });
 });
+
+describe('boundary records', () => {
+  // The evidence quotes `git status --porcelain` v1 lines (`XY PATH`) whole and joined by `; `:
+  // the blank index column of an unstaged change stays, blank lines and the final newline go.
+  it('quote each dirt line whole, and say none for a clean tree', () => {
+    const boundary = (porcelain: string) => ({
+      porcelain,
+      commitCount: 1,
+      commit: null,
+      headLedgerText: null,
+    });
+    const dirty = record(
+      { boundary: boundary(' M src/a.ts\n\n?? notes.txt\n') } as never,
+      'xstate.done.actor.readBoundary',
+    );
+    expect(dirty?.evidence).toEqual([
+      'rev-list HEAD_BEFORE..HEAD --count: 1',
+      'unexpected dirt:  M src/a.ts; ?? notes.txt',
+    ]);
+    const clean = record({ boundary: boundary('') } as never, 'xstate.done.actor.readRepairBoundary');
+    expect(clean?.evidence).toEqual(['rev-list HEAD_BEFORE..HEAD --count: 1', 'unexpected dirt: none']);
+  });
+});

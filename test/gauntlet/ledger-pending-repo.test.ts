@@ -10,32 +10,19 @@ import { describe, expect, it } from 'vitest';
 import { LedgerFormatError } from '../../src/common/errors.js';
 import { checkLedger, parseLedger, serializeLedger } from '../../src/gauntlet/ledger.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
+import { BASE, HEAD, ledgerText } from './text-fixtures.js';
 
-const BASE = '3f9c2d1e6b0a47c58f1d2e3a4b5c6d7e8f901234';
-const HEAD = '9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b';
+const ROWS = ['| 1 | done | 1 | npm test; ok |', '| 2 | open | 0 |  |'];
+const DECISIONS = ['row 1 done | first row closed | row 2'];
 
-/** A single-leg ledger whose line 8 is `pendingLine`. */
-function singleLeg(pendingLine: string): string {
-  return [
-    '# Loop ledger', // 1
-    '**Spec:** doc/specs/x.md', // 2
-    `base: ${BASE}`, // 3
-    'verification: npm test', // 4
-    'checks: commands', // 5
-    'iterations: 2', // 6
-    'allowance: 4', // 7
-    pendingLine, // 8
-    '', // 9
-    '| row | status | attempts | evidence |', // 10
-    '|---|---|---|---|', // 11
-    '| 1 | done | 1 | npm test; ok |', // 12
-    '| 2 | open | 0 |  |', // 13
-    '',
-    '## Decisions',
-    '',
-    'row 1 done | first row closed | row 2',
-    '',
-  ].join('\n');
+/** A single-leg ledger (§1.5) with `pending: <tuple>` on line 8, right after `allowance:`. */
+function singleLeg(tuple?: string): string {
+  return ledgerText({
+    iterations: 2,
+    rows: ROWS,
+    decisions: DECISIONS,
+    ...(tuple === undefined ? {} : { pending: tuple }),
+  });
 }
 
 /** The same ledger as a value, without a layout (the canonical writer). */
@@ -60,7 +47,7 @@ function singleLegValue(repo: string): Ledger {
 describe('a single-leg pending tuple names home', () => {
   it('reads a tuple naming home, for a row, the seed and verification', () => {
     for (const target of ['2', 'seed', 'verify']) {
-      const result = parseLedger(singleLeg(`pending: ${target} | home | ${HEAD}`));
+      const result = parseLedger(singleLeg(`${target} | home | ${HEAD}`));
       expect(result.findings).toEqual([]);
       expect(result.ledger?.pending).toEqual({
         target: target === '2' ? 2 : target,
@@ -71,7 +58,7 @@ describe('a single-leg pending tuple names home', () => {
   });
 
   it('refuses a tuple naming another repo, at the pending line, and names both repos', () => {
-    expect(parseLedger(singleLeg(`pending: 2 | web | ${HEAD}`))).toEqual({
+    expect(parseLedger(singleLeg(`2 | web | ${HEAD}`))).toEqual({
       ledger: null,
       findings: [
         {
@@ -85,14 +72,14 @@ describe('a single-leg pending tuple names home', () => {
 
   it('is exact about the name: a prefix, a longer name or another case of home is not home', () => {
     for (const repo of ['hom', 'homes', 'Home']) {
-      const result = parseLedger(singleLeg(`pending: verify | ${repo} | ${HEAD}`));
+      const result = parseLedger(singleLeg(`verify | ${repo} | ${HEAD}`));
       expect(result.ledger).toBeNull();
       expect(result.findings.map((item) => [item.code, item.line])).toEqual([['ledger.pending.repo', 8]]);
     }
   });
 
   it('finds the pending line wherever it sits in the header block', () => {
-    const text = singleLeg('note: kept').replace(
+    const text = singleLeg().replace(
       'verification: npm test\n',
       `verification: npm test\npending: 1 | api | ${HEAD}\n`,
     );

@@ -26,6 +26,29 @@ export function csvSpecText(criteria: readonly string[], header: readonly string
   ].join('\n');
 }
 
+/** A spec: title, optional amend grant, the criteria as open checkboxes, then `## Legs` (docs/decisions/legs.md L1). */
+export function legSpecText(options: {
+  readonly criteria: readonly string[];
+  readonly legs: readonly string[];
+  readonly title?: string;
+  readonly grant?: string;
+}): string {
+  return [
+    `# ${options.title ?? 'Test feature'}`,
+    '',
+    `**Amend-grant:** ${options.grant ?? 'none'}`,
+    '',
+    '## Acceptance criteria',
+    '',
+    ...options.criteria.map((c) => `- [ ] ${c}`),
+    '',
+    '## Legs',
+    '',
+    ...options.legs,
+    '',
+  ].join('\n');
+}
+
 /** 1-based number of the first line of `text` equal to `line` (a reference independent of any parser). */
 export function lineOf(text: string, line: string): number {
   const index = text.split('\n').indexOf(line);

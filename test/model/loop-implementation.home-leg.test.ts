@@ -11,26 +11,24 @@ import { failingLeg, gatesInput, homeOf } from '../../machines/loop-implementati
 import { parseLedger } from '../../src/gauntlet/ledger.js';
 import { parseSpec } from '../../src/gauntlet/spec.js';
 import type { Ledger, Spec } from '../../src/gauntlet/types.js';
-import { coordinatedText, ledgerText } from '../gauntlet/text-fixtures.js';
+import { coordinatedText, csvSpecText, ledgerText, legSpecText } from '../gauntlet/text-fixtures.js';
 
-const CRITERIA = ['- [ ] the export has a header row', '- [ ] the api serves it', '- [ ] it is documented'];
+const CRITERIA = ['the export has a header row', 'the api serves it', 'it is documented'];
 
-/** A spec with three criteria and, when given, a `## Legs` section (L1 grammar). */
-function specWith(legs: readonly string[]): Spec {
-  const text = [
-    '# CSV export',
-    '',
-    '**Amend-grant:** none',
-    '',
-    '## Acceptance criteria',
-    '',
-    ...CRITERIA,
-    '',
-    ...(legs.length === 0 ? [] : ['## Legs', '', ...legs, '']),
-  ].join('\n');
+function specOf(text: string): Spec {
   const parsed = parseSpec(text);
   expect(parsed.findings).toEqual([]);
   return parsed.spec as Spec;
+}
+
+/** A spec with the three criteria and a `## Legs` section (L1 grammar). */
+function specWith(legs: readonly string[]): Spec {
+  return specOf(legSpecText({ title: 'CSV export', criteria: CRITERIA, legs }));
+}
+
+/** The same criteria without `## Legs`: a single-leg spec. */
+function singleLegSpec(): Spec {
+  return specOf(csvSpecText(CRITERIA.map((c) => `- [ ] ${c}`)));
 }
 
 function ledgerOf(text: string): Ledger {
@@ -69,7 +67,7 @@ describe('the home leg of a verification repair', () => {
     const ledger = ledgerOf(
       ledgerText({ rows: ['| 1 | done | 1 | ok |', '| 2 | open | 0 |  |', '| 3 | open | 0 |  |'] }),
     );
-    expect(homeOf(context(specWith([]), ledger))).toBe('home');
+    expect(homeOf(context(singleLegSpec(), ledger))).toBe('home');
     expect(homeOf(context(null, ledger))).toBe('home');
   });
 

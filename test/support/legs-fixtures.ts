@@ -15,13 +15,14 @@ import { parseLedger } from '../../src/gauntlet/ledger.js';
 import type { Ledger } from '../../src/gauntlet/types.js';
 import { GIT_TEST_ENV } from './loop-repo.js';
 
-/** The coordinated ledger's values and builder, written once in test/gauntlet/text-fixtures.ts. */
+/** The coordinated ledger's values and builder and the `## Legs` spec, written once in test/gauntlet/text-fixtures.ts. */
 export {
   API_BASE,
   BASE as HOME_BASE,
   type CoordinatedTextOptions as CoordinatedLedgerOptions,
   coordinatedText as coordinatedLedgerText,
   type LedgerMember,
+  legSpecText,
   MAPPING_1_8 as SECTION_1_8_MAPPING,
   type MappingLine,
   MEMBERS_1_8 as WEB_AND_API,
@@ -32,29 +33,6 @@ export function parsedLedger(text: string): Ledger {
   const result = parseLedger(text);
   expect(result.findings).toEqual([]);
   return result.ledger as Ledger;
-}
-
-/** A spec: title, optional amend grant, the criteria as open checkboxes, then `## Legs`. */
-export function legSpecText(options: {
-  readonly criteria: readonly string[];
-  readonly legs: readonly string[];
-  readonly title?: string;
-  readonly grant?: string;
-}): string {
-  return [
-    `# ${options.title ?? 'Test feature'}`,
-    '',
-    `**Amend-grant:** ${options.grant ?? 'none'}`,
-    '',
-    '## Acceptance criteria',
-    '',
-    ...options.criteria.map((c) => `- [ ] ${c}`),
-    '',
-    '## Legs',
-    '',
-    ...options.legs,
-    '',
-  ].join('\n');
 }
 
 /** A companion checkout for an end-to-end test: a real repository with one commit. */
